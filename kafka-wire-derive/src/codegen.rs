@@ -1,0 +1,399 @@
+//! Code generation: small per-field templates that call into `kafka_wire::__private`.
+//!
+//! Each field is: base op (`Field::write/read/size`) → version gate → nullable flag →
+//! tagged wrapper. Loops, length prefixes and varints live in the runtime.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::model::{Field, Struct};
+use crate::range::Range;
+
+/// `Cx { … }` for a regular (untagged) field at version `__v`.
+fn field_cx(s: &Struct, f: &Field) -> TokenStream {
+    let nullable = f.nullable;
+    let compact = match f.flexible {
+        Some(fl) => quote!(__flex && #fl.contains(__v)),
+        None => quote!(__flex),
+    };
+    let _ = s;
+    quote!(__kw::Cx { version: __v, compact: #compact, nullable: #nullable.contains(__v), tagged: false })
+}
+
+fn tagged_cx(f: &Field) -> TokenStream {
+    let nullable = f.nullable;
+    quote!(__kw::tagged_cx(__v, #nullable.contains(__v)))
+}
+
+/// `self.f != default`, typed so that `PartialEq` picks the right impl.
+fn non_default(f: &Field, value: TokenStream) -> TokenStream {
+    let ty = &f.ty;
+    let def = &f.default;
+    quote!({ let __d: #ty = #def; #value != __d })
+}
+
+pub fn generate(s: &Struct) -> TokenStream {
+    let ident = &s.ident;
+    let krate = &s.krate;
+    let name = &s.name;
+    let versions = s.versions;
+    let flexible = s.flexible;
+    let mut tagged: Vec<&Field> = s.fields.iter().filter(|f| f.tag.is_some()).collect();
+    tagged.sort_by_key(|f| f.tag);
+    let declared_tags: Vec<u32> = tagged.iter().filter_map(|f| f.tag).collect();
+
+    // ---- write / size ----
+    let mut write_fields = Vec::new();
+    let mut size_fields = Vec::new();
+    for f in &s.fields {
+        let fid = &f.ident;
+        let fname = fid.to_string();
+        let mandatory = f.mandatory();
+        let versions = f.versions;
+        let cx = field_cx(s, f);
+        let ty_span = f.ty.span();
+        let write = quote_spanned!(ty_span=> __kw::Field::write(&self.#fid, __buf, #cx));
+        let size = quote_spanned!(ty_span=> __kw::Field::size(&self.#fid, #cx));
+        let absent_check = if f.ignorable {
+            quote!()
+        } else {
+            // KAFKA-RULES rule 23: a non-default value in a field the version does not have.
+            let nd = non_default(f, quote!(self.#fid));
+            quote! {
+                else if !#versions.contains(__v) && #nd {
+                    return ::core::result::Result::Err(__kw::absent_field(#fname, __v));
+                }
+            }
+        };
+        if mandatory.is_empty() {
+            if !f.ignorable {
+                let nd = non_default(f, quote!(self.#fid));
+                write_fields.push(quote! {
+                    if !#versions.contains(__v) && #nd {
+                        return ::core::result::Result::Err(__kw::absent_field(#fname, __v));
+                    }
+                });
+            }
+        } else {
+            write_fields.push(quote! {
+                if #mandatory.contains(__v) {
+                    #write.map_err(|e| e.in_field(#fname))?;
+                } #absent_check
+            });
+            size_fields.push(quote! {
+                if #mandatory.contains(__v) { __n += #size; }
+            });
+        }
+    }
+
+    let (write_tagged, size_tagged) = match &s.unknown {
+        Some(unk) => {
+            let unk_name = unk.to_string();
+            let mut present = Vec::new();
+            let mut writes = Vec::new();
+            let mut sizes = Vec::new();
+            for (i, f) in tagged.iter().enumerate() {
+                let fid = &f.ident;
+                let fname = fid.to_string();
+                let tag = f.tag.unwrap_or_default();
+                let t = f.tagged;
+                let flag = format_ident!("__t{}", i);
+                let nd = non_default(f, quote!(self.#fid));
+                let cx = tagged_cx(f);
+                present
+                    .push(quote!(let #flag = #t.contains(__v) && #nd; __count += #flag as usize;));
+                writes.push(quote! {
+                    if #flag { __kw::write_tagged(__buf, #tag, &self.#fid, #cx).map_err(|e| e.in_field(#fname))?; }
+                });
+                sizes.push(quote! {
+                    if #flag { __n += __kw::tagged_size(#tag, &self.#fid, #cx); }
+                });
+            }
+            let w = quote! {
+                __kw::check_unknown_tagged(&self.#unk, __flex, __v, &[#(#declared_tags),*])
+                    .map_err(|e| e.in_field(#unk_name))?;
+                if __flex {
+                    let mut __count = self.#unk.len();
+                    #(#present)*
+                    __kw::put_count(__buf, __count);
+                    #(#writes)*
+                    __kw::write_unknown_tagged(__buf, &self.#unk);
+                }
+            };
+            let sz = quote! {
+                if __flex {
+                    let mut __count = self.#unk.len();
+                    #(#present)*
+                    __n += __kw::count_size(__count) + __kw::unknown_tagged_size(&self.#unk);
+                    #(#sizes)*
+                }
+            };
+            (w, sz)
+        }
+        None => (quote!(), quote!()),
+    };
+
+    // ---- read ----
+    let mut locals = Vec::new();
+    let mut reads = Vec::new();
+    let mut inits = Vec::new();
+    for f in &s.fields {
+        let fid = &f.ident;
+        let fname = fid.to_string();
+        let ty = &f.ty;
+        let def = &f.default;
+        let mandatory = f.mandatory();
+        let cx = field_cx(s, f);
+        locals.push(quote!(let mut #fid: #ty = #def;));
+        if !mandatory.is_empty() {
+            let read = quote_spanned!(f.ty.span()=> <#ty as __kw::Field>::read(__r, #cx));
+            reads.push(quote! {
+                if #mandatory.contains(__v) {
+                    #fid = #read.map_err(|e| e.in_field(#fname))?;
+                }
+            });
+        }
+        inits.push(quote!(#fid));
+    }
+    let read_tagged = match &s.unknown {
+        Some(unk) => {
+            let arms = tagged.iter().map(|f| {
+                let fid = &f.ident;
+                let fname = fid.to_string();
+                let ty = &f.ty;
+                let tag = f.tag.unwrap_or_default();
+                let t = f.tagged;
+                let cx = tagged_cx(f);
+                let nd = non_default(f, quote!(__x));
+                quote! {
+                    #tag => {
+                        if !#t.contains(__v) {
+                            return ::core::result::Result::Err(__kw::tag_not_valid(__r, #tag, __v).in_field(#fname));
+                        }
+                        let __at = __r.position();
+                        let __x: #ty = <#ty as __kw::Field>::read(__r, #cx).map_err(|e| e.in_field(#fname))?;
+                        if !#nd {
+                            return ::core::result::Result::Err(__kw::tagged_default(__at).in_field(#fname));
+                        }
+                        #fid = __x;
+                        ::core::result::Result::Ok(true)
+                    }
+                }
+            });
+            quote! {
+                let mut #unk = __kw::UnknownTaggedFields::new();
+                if __flex {
+                    __kw::read_tagged_section(__r, &mut #unk, |__tag, __r| {
+                        match __tag {
+                            #(#arms)*
+                            _ => ::core::result::Result::Ok(false),
+                        }
+                    })?;
+                }
+            }
+        }
+        None => quote!(),
+    };
+    let unk_init = s.unknown.iter().map(|u| quote!(#u));
+    let unk_default = s
+        .unknown
+        .iter()
+        .map(|u| quote!(#u: __kw::UnknownTaggedFields::new()));
+
+    // ---- metadata ----
+    let about = &s.about;
+    let api = match s.api {
+        Some((key, true)) => {
+            quote!(::core::option::Option::Some(__kw::ApiMeta { key: #key, kind: __kw::ApiKind::Request }))
+        }
+        Some((key, false)) => {
+            quote!(::core::option::Option::Some(__kw::ApiMeta { key: #key, kind: __kw::ApiKind::Response }))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let field_metas = s.fields.iter().map(|f| {
+        let rust_name = f.ident.to_string();
+        let kname = &f.name;
+        let ty = &f.ty;
+        let versions = f.versions;
+        let nullable = f.nullable;
+        let tagged = f.tagged;
+        let tag = opt(f.tag.map(|t| quote!(#t)));
+        let default = opt(f.default_text.as_ref().map(|d| quote!(#d)));
+        let ignorable = f.ignorable;
+        let flexible = opt(f.flexible.map(|r: Range| quote!(#r)));
+        let fabout = &f.about;
+        quote! {
+            __kw::FieldMeta {
+                rust_name: #rust_name,
+                name: #kname,
+                ty: <#ty as __kw::Field>::KAFKA_TYPE,
+                versions: #versions,
+                nullable: #nullable,
+                tag: #tag,
+                tagged: #tagged,
+                default: #default,
+                ignorable: #ignorable,
+                flexible: #flexible,
+                about: #fabout,
+            }
+        }
+    });
+    let defaults = s.fields.iter().map(|f| {
+        let fid = &f.ident;
+        let def = &f.default;
+        quote!(#fid: #def)
+    });
+    let api_impl = match s.api {
+        Some((key, req)) => {
+            let kind = if req {
+                quote!(__kw::ApiKind::Request)
+            } else {
+                quote!(__kw::ApiKind::Response)
+            };
+            quote! {
+                #[automatically_derived]
+                impl __kw::ApiMessage for #ident {
+                    const API_KEY: i16 = #key;
+                    const KIND: __kw::ApiKind = #kind;
+                }
+            }
+        }
+        None => quote!(),
+    };
+
+    quote! {
+        const _: () = {
+            use #krate::__private as __kw;
+
+            #[automatically_derived]
+            impl __kw::Field for #ident {
+                const KAFKA_TYPE: __kw::KafkaType =
+                    __kw::KafkaType::Struct(<Self as __kw::KafkaMessage>::meta);
+
+                fn write<__B: __kw::BufMut + ?Sized>(
+                    &self,
+                    __buf: &mut __B,
+                    __cx: __kw::Cx,
+                ) -> ::core::result::Result<(), __kw::EncodeError> {
+                    let __v = __cx.version;
+                    __kw::check_write_version(#name, #versions, __v)?;
+                    let __flex = #flexible.contains(__v);
+                    #(#write_fields)*
+                    #write_tagged
+                    ::core::result::Result::Ok(())
+                }
+
+                fn size(&self, __cx: __kw::Cx) -> usize {
+                    let __v = __cx.version;
+                    let __flex = #flexible.contains(__v);
+                    let mut __n = 0usize;
+                    #(#size_fields)*
+                    #size_tagged
+                    __n
+                }
+
+                fn read(
+                    __r: &mut __kw::Reader<'_>,
+                    __cx: __kw::Cx,
+                ) -> ::core::result::Result<Self, __kw::DecodeError> {
+                    let __v = __cx.version;
+                    __kw::check_read_version(#name, #versions, __v, __r)?;
+                    let __flex = #flexible.contains(__v);
+                    #(#locals)*
+                    #(#reads)*
+                    #read_tagged
+                    ::core::result::Result::Ok(Self { #(#inits,)* #(#unk_init,)* })
+                }
+            }
+
+            #[automatically_derived]
+            impl __kw::NullableField for #ident {
+                fn write_nullable<__B: __kw::BufMut + ?Sized>(
+                    __value: ::core::option::Option<&Self>,
+                    __buf: &mut __B,
+                    __cx: __kw::Cx,
+                ) -> ::core::result::Result<(), __kw::EncodeError> {
+                    if __cx.nullable {
+                        __kw::put_struct_marker(__buf, __value.is_some(), __cx);
+                    }
+                    match __value {
+                        ::core::option::Option::Some(__s) => __kw::Field::write(__s, __buf, __cx),
+                        ::core::option::Option::None => ::core::result::Result::Ok(()),
+                    }
+                }
+
+                fn size_nullable(__value: ::core::option::Option<&Self>, __cx: __kw::Cx) -> usize {
+                    usize::from(__cx.nullable)
+                        + __value.map_or(0, |__s| __kw::Field::size(__s, __cx))
+                }
+
+                fn read_nullable(
+                    __r: &mut __kw::Reader<'_>,
+                    __cx: __kw::Cx,
+                ) -> ::core::result::Result<::core::option::Option<Self>, __kw::DecodeError> {
+                    if __cx.nullable && !__kw::read_struct_marker(__r, __cx)? {
+                        return ::core::result::Result::Ok(::core::option::Option::None);
+                    }
+                    <Self as __kw::Field>::read(__r, __cx).map(::core::option::Option::Some)
+                }
+            }
+
+            #[automatically_derived]
+            impl __kw::KafkaMessage for #ident {
+                const META: &'static __kw::StructMeta = &__kw::StructMeta {
+                    name: #name,
+                    versions: #versions,
+                    flexible: #flexible,
+                    api: #api,
+                    about: #about,
+                    fields: &[#(#field_metas),*],
+                };
+            }
+
+            #[automatically_derived]
+            impl ::core::default::Default for #ident {
+                fn default() -> Self {
+                    #ident { #(#defaults,)* #(#unk_default,)* }
+                }
+            }
+
+            #api_impl
+        };
+    }
+}
+
+fn opt(v: Option<TokenStream>) -> TokenStream {
+    match v {
+        Some(t) => quote!(::core::option::Option::Some(#t)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+/// On error, still emit the impls (with bodies that cannot run) so that users see the
+/// attribute errors, not a flood of "trait not implemented" errors at every use.
+pub fn fallback(input: &syn::DeriveInput) -> TokenStream {
+    let ident = &input.ident;
+    if !matches!(input.data, syn::Data::Struct(_)) || !input.generics.params.is_empty() {
+        return quote!();
+    }
+    quote! {
+        const _: () = {
+            use ::kafka_wire::__private as __kw;
+            impl __kw::Field for #ident {
+                const KAFKA_TYPE: __kw::KafkaType = __kw::KafkaType::Bool;
+                fn write<__B: __kw::BufMut + ?Sized>(&self, _: &mut __B, _: __kw::Cx) -> ::core::result::Result<(), __kw::EncodeError> {
+                    ::core::unreachable!()
+                }
+                fn size(&self, _: __kw::Cx) -> usize { ::core::unreachable!() }
+                fn read(_: &mut __kw::Reader<'_>, _: __kw::Cx) -> ::core::result::Result<Self, __kw::DecodeError> {
+                    ::core::unreachable!()
+                }
+            }
+            impl ::core::default::Default for #ident {
+                fn default() -> Self { ::core::unreachable!() }
+            }
+        };
+    }
+}

@@ -1,0 +1,817 @@
+//! The validated model: every node keeps the span of what the user wrote, and every rule of
+//! Kafka's generator (KAFKA-RULES §9) is one commented check. All errors of a struct are
+//! collected and reported in one build.
+
+use darling::util::SpannedValue;
+use darling::FromDeriveInput;
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+use syn::spanned::Spanned;
+
+use crate::attr::{doc_text, FieldAttrs, StructAttrs};
+use crate::range::Range;
+
+/// The Kafka type the derive can see from the Rust type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Kind {
+    Bool,
+    Int {
+        bits: u8,
+        signed: bool,
+    },
+    F64,
+    Str,
+    Bytes,
+    Uuid,
+    Records,
+    Array(Box<Kind>),
+    /// A derived struct or a user type implementing `Field`: checked by the trait system.
+    Other,
+}
+
+impl Kind {
+    fn kafka_name(&self) -> &'static str {
+        match self {
+            Kind::Bool => "bool",
+            Kind::Int { bits: 8, .. } => "int8",
+            Kind::Int {
+                bits: 16,
+                signed: true,
+            } => "int16",
+            Kind::Int { bits: 16, .. } => "uint16",
+            Kind::Int {
+                bits: 32,
+                signed: true,
+            } => "int32",
+            Kind::Int { bits: 32, .. } => "uint32",
+            Kind::Int { .. } => "int64",
+            Kind::F64 => "float64",
+            Kind::Str => "string",
+            Kind::Bytes => "bytes",
+            Kind::Uuid => "uuid",
+            Kind::Records => "records",
+            Kind::Array(_) => "array",
+            Kind::Other => "struct",
+        }
+    }
+
+    /// KAFKA-RULES rule 37: only string, bytes, records, struct and array can be nullable.
+    fn can_be_nullable(&self) -> bool {
+        !matches!(self, Kind::Bool | Kind::Int { .. } | Kind::F64 | Kind::Uuid)
+    }
+}
+
+/// `Option<T>` → `Some(T)`.
+fn option_inner(ty: &syn::Type) -> Option<&syn::Type> {
+    generic_arg(ty, "Option")
+}
+
+fn last_segment(ty: &syn::Type) -> Option<&syn::PathSegment> {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => p.path.segments.last(),
+        _ => None,
+    }
+}
+
+fn generic_arg<'a>(ty: &'a syn::Type, name: &str) -> Option<&'a syn::Type> {
+    let seg = last_segment(ty)?;
+    if seg.ident != name {
+        return None;
+    }
+    match &seg.arguments {
+        syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => match a.args.first() {
+            Some(syn::GenericArgument::Type(t)) => Some(t),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn is_named(ty: &syn::Type, name: &str) -> bool {
+    last_segment(ty).is_some_and(|s| s.ident == name && s.arguments.is_none())
+}
+
+fn classify(ty: &syn::Type) -> Kind {
+    if let Some(inner) = generic_arg(ty, "Vec") {
+        return Kind::Array(Box::new(classify(inner)));
+    }
+    let Some(seg) = last_segment(ty) else {
+        return Kind::Other;
+    };
+    if !seg.arguments.is_none() {
+        return Kind::Other;
+    }
+    match seg.ident.to_string().as_str() {
+        "bool" => Kind::Bool,
+        "i8" => Kind::Int {
+            bits: 8,
+            signed: true,
+        },
+        "i16" => Kind::Int {
+            bits: 16,
+            signed: true,
+        },
+        "u16" => Kind::Int {
+            bits: 16,
+            signed: false,
+        },
+        "i32" => Kind::Int {
+            bits: 32,
+            signed: true,
+        },
+        "u32" => Kind::Int {
+            bits: 32,
+            signed: false,
+        },
+        "i64" => Kind::Int {
+            bits: 64,
+            signed: true,
+        },
+        "f64" => Kind::F64,
+        "Str" | "String" => Kind::Str,
+        "Bytes" => Kind::Bytes,
+        "Uuid" => Kind::Uuid,
+        "Records" => Kind::Records,
+        _ => Kind::Other,
+    }
+}
+
+/// A field of the wire format.
+pub struct Field {
+    pub ident: syn::Ident,
+    pub ty: syn::Type,
+    pub name: String,
+    pub versions: Range,
+    pub nullable: Range,
+    pub tag: Option<u32>,
+    pub tagged: Range,
+    pub default_text: Option<String>,
+    /// The value of the declared (or implicit) default.
+    pub default: TokenStream,
+    pub ignorable: bool,
+    pub flexible: Option<Range>,
+    pub about: String,
+}
+
+impl Field {
+    /// Versions in which the field is a regular (untagged) field.
+    pub fn mandatory(&self) -> Range {
+        if self.tagged.is_empty() {
+            self.versions
+        } else {
+            self.versions
+                .intersect(Range::new(0, self.tagged.min.saturating_sub(1)))
+        }
+    }
+}
+
+/// A validated struct.
+pub struct Struct {
+    pub ident: syn::Ident,
+    pub name: String,
+    pub about: String,
+    pub versions: Range,
+    pub flexible: Range,
+    pub api: Option<(i16, bool)>,
+    pub krate: syn::Path,
+    pub fields: Vec<Field>,
+    /// The field that keeps unknown tagged fields.
+    pub unknown: Option<syn::Ident>,
+}
+
+/// Rust `snake_case` → Kafka `PascalCase` (`v3_and_below_topics` → `V3AndBelowTopics`).
+fn pascal_case(s: &str) -> String {
+    let s = s.strip_prefix("r#").unwrap_or(s);
+    let mut out = String::with_capacity(s.len());
+    for part in s.split('_') {
+        let mut cs = part.chars();
+        if let Some(c) = cs.next() {
+            out.extend(c.to_uppercase());
+            out.push_str(cs.as_str());
+        }
+    }
+    out
+}
+
+/// KAFKA-RULES rule 37: field names match `[A-Za-z][A-Za-z0-9]*`.
+fn valid_kafka_name(s: &str) -> bool {
+    let mut cs = s.chars();
+    cs.next().is_some_and(|c| c.is_ascii_alphabetic()) && cs.all(|c| c.is_ascii_alphanumeric())
+}
+
+fn err(span: Span, msg: impl std::fmt::Display) -> darling::Error {
+    darling::Error::custom(msg).with_span(&span)
+}
+
+impl Struct {
+    pub fn from_input(input: &syn::DeriveInput) -> Result<Struct, darling::Error> {
+        let attrs = StructAttrs::from_derive_input(input)?;
+        let mut acc = darling::Error::accumulator();
+
+        let ident = attrs.ident.clone();
+        // Kafka: "You must specify the version of the X structure."
+        let versions = match &attrs.versions {
+            Some(v) => **v,
+            None => {
+                acc.push(err(
+                    ident.span(),
+                    format!(
+                        "missing `#[kafka(versions = \"…\")]` on `{ident}`: every struct needs its valid versions, e.g. `versions = \"0-5\"`"
+                    ),
+                ));
+                Range::NONE
+            }
+        };
+        // Kafka: "You must specify a value for flexibleVersions. Please use 0+ for all new messages."
+        let flexible = match &attrs.flexible {
+            Some(f) => {
+                // Kafka: flexibleVersions must be "none" or open-ended.
+                if !f.is_empty() && !f.is_open_ended() {
+                    acc.push(err(
+                        f.span(),
+                        format!("flexible versions must be \"none\" or open-ended (\"N+\"), found \"{}\"", **f),
+                    ));
+                }
+                **f
+            }
+            None => {
+                acc.push(err(
+                    ident.span(),
+                    format!(
+                        "missing `#[kafka(flexible = \"…\")]` on `{ident}`: say where the struct is flexible, e.g. `flexible = \"3+\"`, or `flexible = \"none\"`"
+                    ),
+                ));
+                Range::NONE
+            }
+        };
+        let api = check_api(&attrs, &mut acc);
+        // Kafka: a message's validVersions must have an upper bound.
+        if let (Some(_), Some(v)) = (&api, &attrs.versions) {
+            if v.is_open_ended() {
+                acc.push(err(
+                    v.span(),
+                    format!("message `{ident}` does not specify a maximum version: use \"A-B\", not \"{}\"", **v),
+                ));
+            }
+        }
+        if !attrs.generics.params.is_empty() {
+            acc.push(err(
+                attrs.generics.span(),
+                "generic structs are not supported: a Kafka message has a fixed layout",
+            ));
+        }
+        let name = match &attrs.name {
+            Some(n) => (**n).clone(),
+            None => ident.to_string(),
+        };
+
+        let raw_fields = match &attrs.data {
+            darling::ast::Data::Struct(f) => f.fields.iter().collect::<Vec<_>>(),
+            darling::ast::Data::Enum(_) => Vec::new(),
+        };
+        let mut fields = Vec::new();
+        let mut unknown: Option<syn::Ident> = None;
+        for f in raw_fields {
+            let Some(fident) = f.ident.clone() else {
+                continue;
+            };
+            if is_named(&f.ty, "UnknownTaggedFields") {
+                if unknown.is_some() {
+                    acc.push(err(
+                        f.ty.span(),
+                        "only one field may hold the unknown tagged fields",
+                    ));
+                }
+                unknown = Some(fident);
+                continue;
+            }
+            if let Some(field) = check_field(f, fident, versions, flexible, &mut acc) {
+                fields.push(field);
+            }
+        }
+        if !flexible.is_empty() && unknown.is_none() {
+            acc.push(err(
+                ident.span(),
+                format!(
+                    "`{ident}` is flexible in versions {flexible} but has no field of type `UnknownTaggedFields`: add `unknown_tagged_fields: kafka_wire::UnknownTaggedFields` so that tagged fields it does not declare survive decode and re-encode"
+                ),
+            ));
+        }
+        check_tags(&fields, &mut acc);
+        check_names(&fields, &mut acc);
+
+        let krate = attrs
+            .krate
+            .clone()
+            .unwrap_or_else(|| syn::parse_quote!(::kafka_wire));
+        acc.finish()?;
+        Ok(Struct {
+            ident,
+            name,
+            about: doc_text(&attrs.attrs),
+            versions,
+            flexible,
+            api,
+            krate,
+            fields,
+            unknown,
+        })
+    }
+}
+
+/// `api_key` goes with exactly one of `request` / `response`, and they with it.
+fn check_api(attrs: &StructAttrs, acc: &mut darling::error::Accumulator) -> Option<(i16, bool)> {
+    let (req, resp) = (attrs.request.is_present(), attrs.response.is_present());
+    if req && resp {
+        acc.push(err(
+            attrs.response.span(),
+            "a message is either a `request` or a `response`, not both",
+        ));
+    }
+    match &attrs.api_key {
+        Some(key) => {
+            if **key < 0 {
+                acc.push(err(key.span(), "api_key cannot be negative"));
+            }
+            if !req && !resp {
+                acc.push(err(
+                    key.span(),
+                    "`api_key` needs `request` or `response`: write `#[kafka(api_key = N, request, …)]`",
+                ));
+                return None;
+            }
+            Some((**key, req))
+        }
+        None => {
+            for flag in [&attrs.request, &attrs.response] {
+                if flag.is_present() {
+                    acc.push(err(
+                        flag.span(),
+                        "`request` / `response` needs `api_key = N`",
+                    ));
+                }
+            }
+            None
+        }
+    }
+}
+
+fn span_of<T>(v: &Option<SpannedValue<T>>, fallback: Span) -> Span {
+    v.as_ref().map_or(fallback, |v| v.span())
+}
+
+fn check_field(
+    f: &FieldAttrs,
+    ident: syn::Ident,
+    struct_versions: Range,
+    struct_flexible: Range,
+    acc: &mut darling::error::Accumulator,
+) -> Option<Field> {
+    let _ = struct_versions;
+    let ty_span = f.ty.span();
+    let inner_ty = option_inner(&f.ty);
+    let option = inner_ty.is_some();
+    let kind = classify(inner_ty.unwrap_or(&f.ty));
+    let name = match &f.name {
+        Some(n) => {
+            // KAFKA-RULES rule 37: field names match [A-Za-z][A-Za-z0-9]*.
+            if !valid_kafka_name(n) {
+                acc.push(err(
+                    n.span(),
+                    format!(
+                        "invalid Kafka field name {:?}: expected [A-Za-z][A-Za-z0-9]*",
+                        **n
+                    ),
+                ));
+            }
+            (**n).clone()
+        }
+        None => pascal_case(&ident.to_string()),
+    };
+    let tagged = f.tagged.as_ref().map(|t| **t);
+    // KAFKA-RULES rule 5: versions defaults to taggedVersions; without either it is an error.
+    let versions = match (&f.versions, tagged) {
+        (Some(v), _) => **v,
+        (None, Some(t)) => t,
+        (None, None) => {
+            acc.push(err(
+                ident.span(),
+                format!("missing `#[kafka(versions = \"…\")]` on field `{ident}`: say in which versions it is on the wire, e.g. `versions = \"0+\"`"),
+            ));
+            Range::NONE
+        }
+    };
+    let nullable = f.nullable.as_ref().map_or(Range::NONE, |n| **n);
+
+    // Tags: `tag` and `tagged` go together (rule 37).
+    match (&f.tag, &f.tagged) {
+        (Some(t), None) => acc.push(err(
+            t.span(),
+            "`tag` needs `tagged = \"N+\"`: the versions in which the field is tagged",
+        )),
+        (None, Some(t)) => acc.push(err(t.span(), "`tagged` needs `tag = N`")),
+        _ => {}
+    }
+    if let Some(t) = &f.tagged {
+        // Rule 37: taggedVersions must be open-ended and a subset of versions.
+        if !t.is_open_ended() {
+            acc.push(err(
+                t.span(),
+                format!(
+                    "tagged versions must be open-ended (\"N+\"), found \"{}\"",
+                    **t
+                ),
+            ));
+        } else if !t.is_subset_of(versions) {
+            acc.push(err(
+                t.span(),
+                format!("tagged versions \"{}\" are not a subset of the field's versions \"{versions}\"", **t),
+            ));
+        }
+        // Rule 39: taggedVersions must be a subset of the flexible versions.
+        let field_flex = f
+            .flexible
+            .as_ref()
+            .map_or(struct_flexible, |fl| fl.intersect(struct_flexible));
+        if !t.is_subset_of(field_flex) {
+            acc.push(err(
+                t.span(),
+                format!("tagged versions \"{}\" are not a subset of the flexible versions \"{field_flex}\": tagged fields exist only in flexible versions", **t),
+            ));
+        }
+        // Rule 14: records cannot be tagged.
+        if kind == Kind::Records {
+            acc.push(err(t.span(), "a `records` field cannot be tagged"));
+        }
+        // Rule 37: nullable ∩ tagged must be empty or all of tagged.
+        let both = nullable.intersect(**t);
+        if !both.is_empty() && both != **t {
+            acc.push(err(
+                span_of(&f.nullable, t.span()),
+                format!("nullable versions \"{nullable}\" cover only part of the tagged versions \"{}\": they must cover all of them or none", **t),
+            ));
+        }
+    }
+
+    // Nullability: Option<T> ⇔ nullable, and only on nullable Kafka types (rule 37).
+    if let Some(n) = &f.nullable {
+        if !kind.can_be_nullable() {
+            acc.push(err(
+                n.span(),
+                format!("type {} cannot be nullable (only string, bytes, records, arrays and structs can)", kind.kafka_name()),
+            ));
+        } else if !option {
+            acc.push(err(
+                ty_span,
+                format!("a field with `nullable = \"{}\"` must be an `Option<…>` so that it can hold null", **n),
+            ));
+        }
+        if !n.is_subset_of(versions) {
+            acc.push(err(
+                n.span(),
+                format!("nullable versions \"{}\" are not a subset of the field's versions \"{versions}\"", **n),
+            ));
+        }
+    } else if option {
+        acc.push(err(
+            ty_span,
+            "an `Option<…>` field needs `nullable = \"…\"`: the versions in which it may be null",
+        ));
+    }
+
+    // Field-level flexibleVersions: string and bytes only, within the struct's (rule 29).
+    if let Some(fl) = &f.flexible {
+        if !matches!(kind, Kind::Str | Kind::Bytes) {
+            acc.push(err(
+                fl.span(),
+                format!(
+                    "`flexible` on a field is only for string and bytes, not {}",
+                    kind.kafka_name()
+                ),
+            ));
+        } else if !fl.is_subset_of(struct_flexible) {
+            acc.push(err(
+                fl.span(),
+                format!("the field's flexible versions \"{}\" are not a subset of the struct's \"{struct_flexible}\"", **fl),
+            ));
+        }
+    }
+
+    // Arrays (rule 10): no arrays of arrays, of records, or of nullable elements.
+    if let Kind::Array(el) = &kind {
+        let el_ty = generic_arg(inner_ty.unwrap_or(&f.ty), "Vec");
+        let el_span = el_ty.map_or(ty_span, |t| t.span());
+        if matches!(**el, Kind::Array(_)) {
+            acc.push(err(el_span, "Kafka has no arrays of arrays"));
+        } else if **el == Kind::Records {
+            acc.push(err(el_span, "Kafka has no arrays of records"));
+        } else if el_ty.is_some_and(|t| option_inner(t).is_some()) {
+            acc.push(err(
+                el_span,
+                "array elements can never be null: use `Vec<T>`, not `Vec<Option<T>>`",
+            ));
+        }
+    }
+
+    let default = build_default(f, &kind, option, nullable, versions, acc);
+
+    Some(Field {
+        ident,
+        ty: f.ty.clone(),
+        name,
+        versions,
+        nullable,
+        tag: f.tag.as_ref().map(|t| **t),
+        tagged: tagged.unwrap_or(Range::NONE),
+        default_text: f.default.as_ref().map(|d| (**d).clone()),
+        default,
+        ignorable: f.ignorable.is_present(),
+        flexible: f.flexible.as_ref().map(|r| **r),
+        about: doc_text(&f.attrs),
+    })
+}
+
+/// The default's value as Rust tokens (KAFKA-RULES §4), or an error on the literal.
+fn build_default(
+    f: &FieldAttrs,
+    kind: &Kind,
+    option: bool,
+    nullable: Range,
+    versions: Range,
+    acc: &mut darling::error::Accumulator,
+) -> TokenStream {
+    let implicit = || {
+        // Rule 20: records default to null; every other nullable type to its empty value.
+        if option && *kind == Kind::Records {
+            quote!(::core::option::Option::None)
+        } else if option {
+            quote!(::core::option::Option::Some(
+                ::core::default::Default::default()
+            ))
+        } else {
+            quote!(::core::default::Default::default())
+        }
+    };
+    let Some(d) = &f.default else {
+        return implicit();
+    };
+    let text = d.as_str();
+    let span = d.span();
+    if text == "null" {
+        // Rule 21: "null cannot be the default for field X, because not all versions of
+        // this field are nullable."
+        if !option || !versions.is_subset_of(nullable) || nullable.is_empty() {
+            acc.push(err(
+                span,
+                format!("null cannot be the default: not all versions of this field (\"{versions}\") are nullable (\"{nullable}\")"),
+            ));
+        }
+        return quote!(::core::option::Option::None);
+    }
+    let value = match kind {
+        Kind::Bool => match text.to_ascii_lowercase().as_str() {
+            "true" => Ok(quote!(true)),
+            "false" => Ok(quote!(false)),
+            _ => Err(format!(
+                "invalid default {text:?} for a bool: expected \"true\" or \"false\""
+            )),
+        },
+        Kind::Int { bits, signed } => parse_int(text, *bits, *signed).map(|v| {
+            let lit = proc_macro2::Literal::i128_unsuffixed(v);
+            if v < 0 {
+                let abs = proc_macro2::Literal::i128_unsuffixed(-v);
+                quote!(-#abs)
+            } else {
+                quote!(#lit)
+            }
+        }),
+        Kind::F64 => parse_f64(text),
+        Kind::Str => Ok(quote!(::core::convert::From::from(#text))),
+        Kind::Uuid => parse_uuid(text).map(|b| quote!(__kw::Uuid::from_bytes([#(#b),*]))),
+        Kind::Bytes | Kind::Array(_) | Kind::Records | Kind::Other => {
+            if text.is_empty() {
+                Ok(quote!(::core::default::Default::default()))
+            } else {
+                Err(format!(
+                    "invalid default {text:?}: a {} field's default can only be \"\" or \"null\"",
+                    kind.kafka_name()
+                ))
+            }
+        }
+    };
+    match value {
+        Ok(v) if option => quote!(::core::option::Option::Some(#v)),
+        Ok(v) => v,
+        Err(msg) => {
+            acc.push(err(span, msg));
+            implicit()
+        }
+    }
+}
+
+/// Rule 21: decimal or `0x` hex, within the type's range, no negative hex, no leading zero
+/// (Kafka's generator would emit it as an octal Java literal).
+fn parse_int(text: &str, bits: u8, signed: bool) -> Result<i128, String> {
+    let ty = match (bits, signed) {
+        (8, _) => "int8",
+        (16, true) => "int16",
+        (16, false) => "uint16",
+        (32, true) => "int32",
+        (32, false) => "uint32",
+        _ => "int64",
+    };
+    let (neg, body) = match text.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, text),
+    };
+    let v: i128 = if let Some(hex) = body.strip_prefix("0x") {
+        if neg {
+            return Err(format!(
+                "invalid default {text:?} for {ty}: negative hex is not allowed"
+            ));
+        }
+        if hex.is_empty() || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(format!(
+                "invalid default {text:?} for {ty}: not a hex number"
+            ));
+        }
+        i128::from_str_radix(hex, 16)
+            .map_err(|_| format!("invalid default {text:?} for {ty}: out of range"))?
+    } else {
+        if body.is_empty() || !body.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(format!(
+                "invalid default {text:?} for {ty}: expected a decimal or 0x-prefixed hex integer"
+            ));
+        }
+        if body.len() > 1 && body.starts_with('0') {
+            return Err(format!(
+                "invalid default {text:?} for {ty}: leading zeros (octal) are not allowed"
+            ));
+        }
+        let m = body
+            .parse::<i128>()
+            .map_err(|_| format!("invalid default {text:?} for {ty}: out of range"))?;
+        if neg {
+            -m
+        } else {
+            m
+        }
+    };
+    let (min, max): (i128, i128) = if signed {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    };
+    if v < min || v > max {
+        return Err(format!(
+            "invalid default {text:?} for {ty}: out of range {min}..={max}"
+        ));
+    }
+    Ok(v)
+}
+
+fn parse_f64(text: &str) -> Result<TokenStream, String> {
+    let v: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("invalid default {text:?} for float64"))?;
+    Ok(if v.is_nan() {
+        quote!(::core::f64::NAN)
+    } else if v == f64::INFINITY {
+        quote!(::core::f64::INFINITY)
+    } else if v == f64::NEG_INFINITY {
+        quote!(::core::f64::NEG_INFINITY)
+    } else {
+        let lit = proc_macro2::Literal::f64_unsuffixed(v.abs());
+        if v.is_sign_negative() {
+            quote!(-#lit)
+        } else {
+            quote!(#lit)
+        }
+    })
+}
+
+/// Rule 21: a uuid default is the base64url text of its 16 bytes.
+fn parse_uuid(text: &str) -> Result<Vec<u8>, String> {
+    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let bad =
+        || format!("invalid default {text:?} for uuid: expected 22 characters of URL-safe base64");
+    let t = text.trim_end_matches('=');
+    if t.len() != 22 {
+        return Err(bad());
+    }
+    let mut v: u128 = 0;
+    for (i, c) in t.bytes().enumerate() {
+        let s = A.iter().position(|&x| x == c).ok_or_else(bad)? as u128;
+        if i < 21 {
+            v = (v << 6) | s;
+        } else {
+            if s & 0x0f != 0 {
+                return Err(bad());
+            }
+            v = (v << 2) | (s >> 4);
+        }
+    }
+    Ok(v.to_be_bytes().to_vec())
+}
+
+/// Rule 38: tags are unique and contiguous from 0 within a struct.
+fn check_tags(fields: &[Field], acc: &mut darling::error::Accumulator) {
+    let mut seen: Vec<(u32, &Field)> = Vec::new();
+    for f in fields {
+        let Some(tag) = f.tag else { continue };
+        if let Some((_, other)) = seen.iter().find(|(t, _)| *t == tag) {
+            acc.push(err(
+                tag_span(f),
+                format!(
+                    "duplicate tag {tag}: already used by field `{}`",
+                    other.ident
+                ),
+            ));
+            continue;
+        }
+        seen.push((tag, f));
+    }
+    let mut tags: Vec<u32> = seen.iter().map(|(t, _)| *t).collect();
+    tags.sort_unstable();
+    for (i, t) in tags.iter().enumerate() {
+        if *t != i as u32 {
+            if let Some((_, f)) = seen.iter().find(|(x, _)| x == t) {
+                acc.push(err(
+                    tag_span(f),
+                    format!(
+                        "tags must be contiguous from 0: make use of tag {i} before using tag {t}"
+                    ),
+                ));
+            }
+            break;
+        }
+    }
+}
+
+fn tag_span(f: &Field) -> Span {
+    f.ident.span()
+}
+
+/// Rule 38: field names are unique within a struct.
+fn check_names(fields: &[Field], acc: &mut darling::error::Accumulator) {
+    for (i, f) in fields.iter().enumerate() {
+        if fields[..i].iter().any(|g| g.name == f.name) {
+            acc.push(err(
+                f.ident.span(),
+                format!("duplicate Kafka field name {:?}", f.name),
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errors(input: syn::DeriveInput) -> usize {
+        match Struct::from_input(&input) {
+            Ok(_) => 0,
+            Err(e) => e.len(),
+        }
+    }
+
+    #[test]
+    fn names() {
+        assert_eq!(pascal_case("v3_and_below_topics"), "V3AndBelowTopics");
+        assert_eq!(
+            pascal_case("results_by_topic_v3_and_below"),
+            "ResultsByTopicV3AndBelow"
+        );
+        assert!(valid_kafka_name("Abc1") && !valid_kafka_name("1a") && !valid_kafka_name("a_b"));
+    }
+
+    #[test]
+    fn ints() {
+        assert_eq!(parse_int("-1", 32, true), Ok(-1));
+        assert_eq!(parse_int("0x7fffffff", 32, true), Ok(0x7fff_ffff));
+        assert!(parse_int("0xffff", 16, true).is_err());
+        assert!(parse_int("010", 32, true).is_err());
+        assert!(parse_int("-0x1", 32, true).is_err());
+        assert_eq!(parse_int("65535", 16, false), Ok(65535));
+        assert!(parse_int("-1", 16, false).is_err());
+    }
+
+    #[test]
+    fn accumulates_every_error() {
+        let input: syn::DeriveInput = syn::parse_quote! {
+            #[kafka(versions = "0-2", flexible = "1+")]
+            struct S {
+                #[kafka(versions = "0+", nullable = "0+")]
+                a: i32,
+                #[kafka(versions = "0+", tag = 1, tagged = "1+")]
+                b: i32,
+                #[kafka(versions = "0+", default = "0xffff")]
+                c: i16,
+                u: UnknownTaggedFields,
+            }
+        };
+        // nullable int32, non-contiguous tag, bad default.
+        assert_eq!(errors(input), 3);
+    }
+}

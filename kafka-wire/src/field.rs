@@ -1,0 +1,685 @@
+//! The [`Field`] trait: how one Rust type is put on and taken off the wire.
+//!
+//! The derive calls these for every field; users implement them for their own newtypes
+//! (a `TopicName` wrapper, an enum stored as `int16`) by delegating to a built-in type.
+
+use bytes::{BufMut, Bytes};
+
+use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
+use crate::meta::KafkaType;
+use crate::primitives::{put_uvarint, uvarint_size};
+use crate::types::{Records, Str, Uuid};
+use crate::{Reader, Version};
+
+/// The context one value is written or read in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cx {
+    /// The message version, passed unchanged to nested structs (KAFKA-RULES rule 25).
+    pub version: Version,
+    /// Compact (flexible) length prefixes for strings, bytes and arrays.
+    pub compact: bool,
+    /// Whether null is allowed at this version.
+    pub nullable: bool,
+    /// Whether the value is the payload of a tagged field (changes a nullable struct's marker).
+    pub tagged: bool,
+}
+
+impl Cx {
+    /// The context of a top-level struct at `version`.
+    pub const fn new(version: Version) -> Self {
+        Cx {
+            version,
+            compact: false,
+            nullable: false,
+            tagged: false,
+        }
+    }
+
+    /// The context of an array element: same version and compactness, never null.
+    #[inline(always)]
+    pub const fn element(self) -> Self {
+        Cx {
+            version: self.version,
+            compact: self.compact,
+            nullable: false,
+            tagged: false,
+        }
+    }
+}
+
+/// A type that can be a field of a derived struct.
+///
+/// `write` and `size` must agree: `size` is the exact number of bytes `write` puts.
+/// `read` must never panic and must not allocate more than the input can justify.
+pub trait Field: Sized {
+    /// The Kafka type this Rust type encodes as.
+    const KAFKA_TYPE: KafkaType;
+
+    /// Writes the value.
+    fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError>;
+
+    /// The exact number of bytes `write` puts.
+    fn size(&self, cx: Cx) -> usize;
+
+    /// Reads a value.
+    fn read(r: &mut Reader<'_>, cx: Cx) -> Result<Self, DecodeError>;
+}
+
+/// A [`Field`] that Kafka lets be null (string, bytes, records, array, struct), so that
+/// `Option<Self>` is a field too.
+pub trait NullableField: Field {
+    /// Writes the value or the null marker.
+    fn write_nullable<B: BufMut + ?Sized>(
+        v: Option<&Self>,
+        buf: &mut B,
+        cx: Cx,
+    ) -> Result<(), EncodeError>;
+
+    /// The size of the value or the null marker.
+    fn size_nullable(v: Option<&Self>, cx: Cx) -> usize;
+
+    /// Reads a value or the null marker (`None`); whether null is allowed is checked by the
+    /// caller.
+    fn read_nullable(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Self>, DecodeError>;
+}
+
+impl<T: NullableField> Field for Option<T> {
+    const KAFKA_TYPE: KafkaType = T::KAFKA_TYPE;
+
+    #[inline]
+    fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
+        if self.is_none() && !cx.nullable {
+            return Err(EncodeError::new(EncodeErrorKind::NullNotAllowed {
+                version: cx.version,
+            }));
+        }
+        T::write_nullable(self.as_ref(), buf, cx)
+    }
+
+    #[inline]
+    fn size(&self, cx: Cx) -> usize {
+        T::size_nullable(self.as_ref(), cx)
+    }
+
+    #[inline]
+    fn read(r: &mut Reader<'_>, cx: Cx) -> Result<Self, DecodeError> {
+        let start = r.position();
+        match T::read_nullable(r, cx)? {
+            None if !cx.nullable => Err(DecodeError::new(
+                DecodeErrorKind::UnexpectedNull {
+                    version: cx.version,
+                },
+                start,
+            )),
+            v => Ok(v),
+        }
+    }
+}
+
+macro_rules! fixed_field {
+    ($t:ty, $kt:ident, $read:ident, $put:ident, $n:expr) => {
+        impl Field for $t {
+            const KAFKA_TYPE: KafkaType = KafkaType::$kt;
+            #[inline(always)]
+            fn write<B: BufMut + ?Sized>(&self, buf: &mut B, _cx: Cx) -> Result<(), EncodeError> {
+                buf.$put(*self);
+                Ok(())
+            }
+            #[inline(always)]
+            fn size(&self, _cx: Cx) -> usize {
+                $n
+            }
+            #[inline(always)]
+            fn read(r: &mut Reader<'_>, _cx: Cx) -> Result<Self, DecodeError> {
+                r.$read()
+            }
+        }
+    };
+}
+
+fixed_field!(i8, Int8, read_i8, put_i8, 1);
+fixed_field!(i16, Int16, read_i16, put_i16, 2);
+fixed_field!(u16, Uint16, read_u16, put_u16, 2);
+fixed_field!(i32, Int32, read_i32, put_i32, 4);
+fixed_field!(u32, Uint32, read_u32, put_u32, 4);
+fixed_field!(i64, Int64, read_i64, put_i64, 8);
+fixed_field!(f64, Float64, read_f64, put_f64, 8);
+
+impl Field for bool {
+    const KAFKA_TYPE: KafkaType = KafkaType::Bool;
+    #[inline(always)]
+    fn write<B: BufMut + ?Sized>(&self, buf: &mut B, _cx: Cx) -> Result<(), EncodeError> {
+        buf.put_u8(u8::from(*self));
+        Ok(())
+    }
+    #[inline(always)]
+    fn size(&self, _cx: Cx) -> usize {
+        1
+    }
+    #[inline]
+    fn read(r: &mut Reader<'_>, _cx: Cx) -> Result<Self, DecodeError> {
+        let at = r.position();
+        match r.read_u8()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            // Kafka reads any non-zero byte as true, but it would re-encode as 1; rejecting
+            // keeps decode -> encode byte-exact.
+            _ => Err(DecodeError::new(
+                DecodeErrorKind::InvalidValue("bool byte other than 0 or 1"),
+                at,
+            )),
+        }
+    }
+}
+
+impl Field for Uuid {
+    const KAFKA_TYPE: KafkaType = KafkaType::Uuid;
+    #[inline]
+    fn write<B: BufMut + ?Sized>(&self, buf: &mut B, _cx: Cx) -> Result<(), EncodeError> {
+        buf.put_slice(self.as_bytes());
+        Ok(())
+    }
+    #[inline(always)]
+    fn size(&self, _cx: Cx) -> usize {
+        16
+    }
+    #[inline]
+    fn read(r: &mut Reader<'_>, _cx: Cx) -> Result<Self, DecodeError> {
+        r.read_array::<16>().map(Uuid::from_bytes)
+    }
+}
+
+// ---- length prefixes -------------------------------------------------------------------
+
+/// Kafka's limit on string length in both encodings (KAFKA-RULES rule 8).
+pub const MAX_STRING_LEN: usize = 0x7fff;
+
+/// Which classic prefix a length-prefixed type uses.
+#[derive(Clone, Copy)]
+enum Prefix {
+    /// int16 (strings).
+    I16,
+    /// int32 (bytes, records, arrays).
+    I32,
+}
+
+#[inline(always)]
+fn prefix_size(p: Prefix, len: Option<usize>, compact: bool) -> usize {
+    if compact {
+        match len {
+            None => 1,
+            Some(n) => uvarint_size((n as u32).wrapping_add(1)),
+        }
+    } else {
+        match p {
+            Prefix::I16 => 2,
+            Prefix::I32 => 4,
+        }
+    }
+}
+
+#[inline]
+fn put_prefix<B: BufMut + ?Sized>(
+    buf: &mut B,
+    p: Prefix,
+    len: Option<usize>,
+    compact: bool,
+) -> Result<(), EncodeError> {
+    let max = match p {
+        Prefix::I16 => MAX_STRING_LEN,
+        // Compact lengths are uvarint(n + 1) read into a Java int: n + 1 must stay below 2^31.
+        Prefix::I32 => i32::MAX as usize - usize::from(compact),
+    };
+    match len {
+        Some(n) if n > max => Err(EncodeError::new(match p {
+            Prefix::I16 => EncodeErrorKind::StringTooLong(n),
+            Prefix::I32 => EncodeErrorKind::LengthTooLarge(n),
+        })),
+        _ if compact => {
+            put_uvarint(buf, len.map_or(0, |n| n as u32 + 1));
+            Ok(())
+        }
+        Some(n) => {
+            match p {
+                Prefix::I16 => buf.put_i16(n as i16),
+                Prefix::I32 => buf.put_i32(n as i32),
+            }
+            Ok(())
+        }
+        None => {
+            match p {
+                Prefix::I16 => buf.put_i16(-1),
+                Prefix::I32 => buf.put_i32(-1),
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Reads a length prefix; `None` is Kafka's null marker. Lengths below -1 are errors, and so
+/// is a length larger than what remains (checked before anything is allocated).
+#[inline]
+fn read_prefix(r: &mut Reader<'_>, p: Prefix, compact: bool) -> Result<Option<usize>, DecodeError> {
+    let start = r.position();
+    let len: i64 = if compact {
+        match r.read_uvarint()? {
+            0 => return Ok(None),
+            n => i64::from(n) - 1,
+        }
+    } else {
+        match p {
+            Prefix::I16 => i64::from(r.read_i16()?),
+            Prefix::I32 => i64::from(r.read_i32()?),
+        }
+    };
+    if len == -1 && !compact {
+        return Ok(None);
+    }
+    if len < 0 {
+        return Err(DecodeError::new(
+            DecodeErrorKind::NegativeLength(len),
+            start,
+        ));
+    }
+    if matches!(p, Prefix::I16) && len as u64 > MAX_STRING_LEN as u64 {
+        return Err(DecodeError::new(
+            DecodeErrorKind::StringTooLong(len as u64),
+            start,
+        ));
+    }
+    if len as u64 > r.remaining() as u64 {
+        return Err(DecodeError::new(
+            DecodeErrorKind::LengthExceedsInput {
+                declared: len as u64,
+                remaining: r.remaining(),
+            },
+            start,
+        ));
+    }
+    Ok(Some(len as usize))
+}
+
+#[inline]
+fn null_error(cx: Cx, at: usize) -> DecodeError {
+    DecodeError::new(
+        DecodeErrorKind::UnexpectedNull {
+            version: cx.version,
+        },
+        at,
+    )
+}
+
+// ---- strings ----------------------------------------------------------------------------
+
+#[inline]
+fn read_str(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Str>, DecodeError> {
+    let start = r.position();
+    let Some(len) = read_prefix(r, Prefix::I16, cx.compact)? else {
+        return Ok(None);
+    };
+    let data_at = r.position();
+    let bytes = r.read_bytes(len)?;
+    match Str::from_utf8(bytes) {
+        Ok(s) => Ok(Some(s)),
+        Err(e) => {
+            let _ = start;
+            Err(DecodeError::new(DecodeErrorKind::InvalidUtf8(e), data_at))
+        }
+    }
+}
+
+impl Field for Str {
+    const KAFKA_TYPE: KafkaType = KafkaType::String;
+    #[inline]
+    fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
+        Self::write_nullable(Some(self), buf, cx)
+    }
+    #[inline]
+    fn size(&self, cx: Cx) -> usize {
+        Self::size_nullable(Some(self), cx)
+    }
+    #[inline]
+    fn read(r: &mut Reader<'_>, cx: Cx) -> Result<Self, DecodeError> {
+        let at = r.position();
+        read_str(r, cx)?.ok_or_else(|| null_error(cx, at))
+    }
+}
+
+impl NullableField for Str {
+    #[inline]
+    fn write_nullable<B: BufMut + ?Sized>(
+        v: Option<&Self>,
+        buf: &mut B,
+        cx: Cx,
+    ) -> Result<(), EncodeError> {
+        put_prefix(buf, Prefix::I16, v.map(|s| s.len()), cx.compact)?;
+        if let Some(s) = v {
+            buf.put_slice(s.as_bytes());
+        }
+        Ok(())
+    }
+    #[inline]
+    fn size_nullable(v: Option<&Self>, cx: Cx) -> usize {
+        let len = v.map(|s| s.len());
+        prefix_size(Prefix::I16, len, cx.compact) + len.unwrap_or(0)
+    }
+    #[inline]
+    fn read_nullable(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Self>, DecodeError> {
+        read_str(r, cx)
+    }
+}
+
+impl Field for String {
+    const KAFKA_TYPE: KafkaType = KafkaType::String;
+    fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
+        Self::write_nullable(Some(self), buf, cx)
+    }
+    fn size(&self, cx: Cx) -> usize {
+        Self::size_nullable(Some(self), cx)
+    }
+    fn read(r: &mut Reader<'_>, cx: Cx) -> Result<Self, DecodeError> {
+        Str::read(r, cx).map(String::from)
+    }
+}
+
+impl NullableField for String {
+    fn write_nullable<B: BufMut + ?Sized>(
+        v: Option<&Self>,
+        buf: &mut B,
+        cx: Cx,
+    ) -> Result<(), EncodeError> {
+        put_prefix(buf, Prefix::I16, v.map(|s| s.len()), cx.compact)?;
+        if let Some(s) = v {
+            buf.put_slice(s.as_bytes());
+        }
+        Ok(())
+    }
+    fn size_nullable(v: Option<&Self>, cx: Cx) -> usize {
+        let len = v.map(|s| s.len());
+        prefix_size(Prefix::I16, len, cx.compact) + len.unwrap_or(0)
+    }
+    fn read_nullable(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Self>, DecodeError> {
+        Ok(read_str(r, cx)?.map(String::from))
+    }
+}
+
+// ---- bytes and records ------------------------------------------------------------------
+
+impl Field for Bytes {
+    const KAFKA_TYPE: KafkaType = KafkaType::Bytes;
+    #[inline]
+    fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
+        Self::write_nullable(Some(self), buf, cx)
+    }
+    #[inline]
+    fn size(&self, cx: Cx) -> usize {
+        Self::size_nullable(Some(self), cx)
+    }
+    #[inline]
+    fn read(r: &mut Reader<'_>, cx: Cx) -> Result<Self, DecodeError> {
+        let at = r.position();
+        Self::read_nullable(r, cx)?.ok_or_else(|| null_error(cx, at))
+    }
+}
+
+impl NullableField for Bytes {
+    #[inline]
+    fn write_nullable<B: BufMut + ?Sized>(
+        v: Option<&Self>,
+        buf: &mut B,
+        cx: Cx,
+    ) -> Result<(), EncodeError> {
+        put_prefix(buf, Prefix::I32, v.map(|b| b.len()), cx.compact)?;
+        if let Some(b) = v {
+            buf.put_slice(b);
+        }
+        Ok(())
+    }
+    #[inline]
+    fn size_nullable(v: Option<&Self>, cx: Cx) -> usize {
+        let len = v.map(|b| b.len());
+        prefix_size(Prefix::I32, len, cx.compact) + len.unwrap_or(0)
+    }
+    #[inline]
+    fn read_nullable(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Self>, DecodeError> {
+        match read_prefix(r, Prefix::I32, cx.compact)? {
+            None => Ok(None),
+            Some(n) => r.read_bytes(n).map(Some),
+        }
+    }
+}
+
+impl Field for Records {
+    const KAFKA_TYPE: KafkaType = KafkaType::Records;
+    fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
+        self.0.write(buf, cx)
+    }
+    fn size(&self, cx: Cx) -> usize {
+        self.0.size(cx)
+    }
+    fn read(r: &mut Reader<'_>, cx: Cx) -> Result<Self, DecodeError> {
+        Bytes::read(r, cx).map(Records)
+    }
+}
+
+impl NullableField for Records {
+    fn write_nullable<B: BufMut + ?Sized>(
+        v: Option<&Self>,
+        buf: &mut B,
+        cx: Cx,
+    ) -> Result<(), EncodeError> {
+        Bytes::write_nullable(v.map(|r| &r.0), buf, cx)
+    }
+    fn size_nullable(v: Option<&Self>, cx: Cx) -> usize {
+        Bytes::size_nullable(v.map(|r| &r.0), cx)
+    }
+    fn read_nullable(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Self>, DecodeError> {
+        Ok(Bytes::read_nullable(r, cx)?.map(Records))
+    }
+}
+
+// ---- arrays -----------------------------------------------------------------------------
+
+impl<T: Field> Field for Vec<T> {
+    const KAFKA_TYPE: KafkaType = KafkaType::Array(&T::KAFKA_TYPE);
+
+    #[inline]
+    fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
+        Self::write_nullable(Some(self), buf, cx)
+    }
+    #[inline]
+    fn size(&self, cx: Cx) -> usize {
+        Self::size_nullable(Some(self), cx)
+    }
+    #[inline]
+    fn read(r: &mut Reader<'_>, cx: Cx) -> Result<Self, DecodeError> {
+        let at = r.position();
+        Self::read_nullable(r, cx)?.ok_or_else(|| null_error(cx, at))
+    }
+}
+
+impl<T: Field> NullableField for Vec<T> {
+    #[inline]
+    fn write_nullable<B: BufMut + ?Sized>(
+        v: Option<&Self>,
+        buf: &mut B,
+        cx: Cx,
+    ) -> Result<(), EncodeError> {
+        put_prefix(buf, Prefix::I32, v.map(|a| a.len()), cx.compact)?;
+        if let Some(items) = v {
+            let ecx = cx.element();
+            for (i, item) in items.iter().enumerate() {
+                item.write(buf, ecx).map_err(|e| e.at_index(i))?;
+            }
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn size_nullable(v: Option<&Self>, cx: Cx) -> usize {
+        let len = v.map(|a| a.len());
+        let ecx = cx.element();
+        prefix_size(Prefix::I32, len, cx.compact)
+            + v.map_or(0, |items| items.iter().map(|x| x.size(ecx)).sum::<usize>())
+    }
+
+    #[inline]
+    fn read_nullable(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Self>, DecodeError> {
+        // read_prefix has already checked count <= remaining bytes, so the allocation is
+        // bounded by the input (Kafka's "Tried to allocate a collection of size N" check).
+        let Some(n) = read_prefix(r, Prefix::I32, cx.compact)? else {
+            return Ok(None);
+        };
+        let ecx = cx.element();
+        let mut out = Vec::with_capacity(n);
+        for i in 0..n {
+            out.push(T::read(r, ecx).map_err(|e| e.at_index(i))?);
+        }
+        Ok(Some(out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn enc<T: Field>(v: &T, cx: Cx) -> Vec<u8> {
+        let mut out = Vec::new();
+        v.write(&mut out, cx).unwrap();
+        assert_eq!(out.len(), v.size(cx), "size() must match write()");
+        out
+    }
+
+    fn dec<T: Field>(bytes: &[u8], cx: Cx) -> Result<T, DecodeError> {
+        let b = Bytes::copy_from_slice(bytes);
+        let mut r = Reader::new(&b);
+        let v = T::read(&mut r, cx)?;
+        assert!(r.is_empty(), "left {} bytes", r.remaining());
+        Ok(v)
+    }
+
+    const CLASSIC: Cx = Cx::new(0);
+    const COMPACT: Cx = Cx {
+        version: 3,
+        compact: true,
+        nullable: false,
+        tagged: false,
+    };
+    const NULLABLE: Cx = Cx {
+        nullable: true,
+        ..CLASSIC
+    };
+    const COMPACT_NULLABLE: Cx = Cx {
+        nullable: true,
+        ..COMPACT
+    };
+
+    // Expected bytes written from KAFKA-RULES §2, not from this code.
+    #[test]
+    fn fixed_widths_are_big_endian() {
+        assert_eq!(enc(&-2i8, CLASSIC), [0xfe]);
+        assert_eq!(enc(&0x0102i16, CLASSIC), [1, 2]);
+        assert_eq!(enc(&0xfffeu16, CLASSIC), [0xff, 0xfe]);
+        assert_eq!(enc(&-1i32, CLASSIC), [0xff; 4]);
+        assert_eq!(enc(&0x8000_0000u32, CLASSIC), [0x80, 0, 0, 0]);
+        assert_eq!(enc(&1i64, CLASSIC), [0, 0, 0, 0, 0, 0, 0, 1]);
+        assert_eq!(enc(&1.0f64, CLASSIC), [0x3f, 0xf0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(enc(&true, CLASSIC), [1]);
+        assert_eq!(
+            enc(&Uuid::from_halves(1, 2), CLASSIC),
+            [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2]
+        );
+        assert_eq!(
+            dec::<i32>(&[0x7f, 0xff, 0xff, 0xff], CLASSIC).unwrap(),
+            i32::MAX
+        );
+        assert_eq!(dec::<u16>(&[0xff, 0xff], CLASSIC).unwrap(), u16::MAX);
+        assert!(dec::<bool>(&[2], CLASSIC).is_err());
+        let e = dec::<i64>(&[0; 7], CLASSIC).unwrap_err();
+        assert_eq!(
+            e.kind(),
+            &DecodeErrorKind::Truncated {
+                needed: 8,
+                available: 7
+            }
+        );
+    }
+
+    #[test]
+    fn strings_classic_and_compact() {
+        let s = Str::from("hé");
+        assert_eq!(enc(&s, CLASSIC), [0, 3, b'h', 0xc3, 0xa9]);
+        assert_eq!(enc(&s, COMPACT), [4, b'h', 0xc3, 0xa9]);
+        assert_eq!(enc(&Str::new(), COMPACT), [1]);
+        assert_eq!(enc::<Option<Str>>(&None, NULLABLE), [0xff, 0xff]);
+        assert_eq!(enc::<Option<Str>>(&None, COMPACT_NULLABLE), [0]);
+        assert_eq!(dec::<Str>(&[4, b'h', 0xc3, 0xa9], COMPACT).unwrap(), "hé");
+        assert_eq!(dec::<Option<Str>>(&[0], COMPACT_NULLABLE).unwrap(), None);
+        assert_eq!(dec::<Option<Str>>(&[0xff, 0xff], NULLABLE).unwrap(), None);
+        // Null where the version does not allow it.
+        let e = dec::<Option<Str>>(&[0xff, 0xff], CLASSIC).unwrap_err();
+        assert_eq!(e.kind(), &DecodeErrorKind::UnexpectedNull { version: 0 });
+        let e = dec::<Str>(&[0], COMPACT).unwrap_err();
+        assert_eq!(e.kind(), &DecodeErrorKind::UnexpectedNull { version: 3 });
+        // Lengths below -1, above the input, above 0x7fff; invalid UTF-8.
+        let e = dec::<Str>(&[0xff, 0xfe], CLASSIC).unwrap_err();
+        assert_eq!(e.kind(), &DecodeErrorKind::NegativeLength(-2));
+        let e = dec::<Str>(&[0, 5, b'a'], CLASSIC).unwrap_err();
+        assert_eq!(
+            e.kind(),
+            &DecodeErrorKind::LengthExceedsInput {
+                declared: 5,
+                remaining: 1
+            }
+        );
+        assert_eq!(e.offset(), 0);
+        // uvarint 0x8001 = 32769 => length 32768 > 0x7fff
+        let e = dec::<Str>(&[0x81, 0x80, 0x02], COMPACT).unwrap_err();
+        assert_eq!(e.kind(), &DecodeErrorKind::StringTooLong(32768));
+        let e = dec::<Str>(&[0, 1, 0xff], CLASSIC).unwrap_err();
+        assert!(matches!(e.kind(), DecodeErrorKind::InvalidUtf8(_)));
+        assert_eq!(e.offset(), 2);
+        // Encode-side cap.
+        let long = Str::from("x".repeat(0x8000));
+        let mut out = Vec::new();
+        let e = long.write(&mut out, COMPACT).unwrap_err();
+        assert_eq!(e.kind(), &EncodeErrorKind::StringTooLong(0x8000));
+        assert!(Str::from("x".repeat(0x7fff))
+            .write(&mut out, CLASSIC)
+            .is_ok());
+        let e = None::<Str>.write(&mut out, CLASSIC).unwrap_err();
+        assert_eq!(e.kind(), &EncodeErrorKind::NullNotAllowed { version: 0 });
+    }
+
+    #[test]
+    fn bytes_and_arrays() {
+        let b = Bytes::from_static(&[9, 8]);
+        assert_eq!(enc(&b, CLASSIC), [0, 0, 0, 2, 9, 8]);
+        assert_eq!(enc(&b, COMPACT), [3, 9, 8]);
+        assert_eq!(enc::<Option<Bytes>>(&None, NULLABLE), [0xff; 4]);
+        let a = vec![1i32, -1];
+        assert_eq!(
+            enc(&a, CLASSIC),
+            [0, 0, 0, 2, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff]
+        );
+        assert_eq!(enc(&a, COMPACT), [3, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff]);
+        assert_eq!(enc::<Option<Vec<i32>>>(&None, COMPACT_NULLABLE), [0]);
+        let strs = vec![Str::from("a"), Str::from("")];
+        // Elements follow the field's compactness (rule 10).
+        assert_eq!(enc(&strs, COMPACT), [3, 2, b'a', 1]);
+        assert_eq!(dec::<Vec<Str>>(&[3, 2, b'a', 1], COMPACT).unwrap(), strs);
+        // A huge count is rejected before allocating.
+        let e = dec::<Vec<i64>>(&[0x7f, 0xff, 0xff, 0xff], CLASSIC).unwrap_err();
+        assert_eq!(
+            e.kind(),
+            &DecodeErrorKind::LengthExceedsInput {
+                declared: 0x7fff_ffff,
+                remaining: 0
+            }
+        );
+        // The failing element is named in the path.
+        let e = dec::<Vec<i32>>(&[0, 0, 0, 2, 0, 0, 0, 1, 0], CLASSIC).unwrap_err();
+        assert_eq!(e.path().to_string(), "[1]");
+        assert_eq!(e.offset(), 8);
+    }
+}

@@ -1,0 +1,211 @@
+//! Size-prefixed frames (KAFKA-RULES rule 34): an int32 big-endian length N, then N bytes of
+//! header and body.
+//!
+//! Frames here include their 4-byte size prefix, so byte offsets in errors are offsets in the
+//! frame as it crossed the wire.
+
+use std::io;
+
+use bytes::{BufMut, Bytes};
+
+use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
+use crate::header::{RequestHeader, ResponseHeader};
+use crate::message::{ApiMessage, KafkaMessage};
+use crate::{Reader, Version};
+
+/// Kafka's default maximum frame size (`socket.request.max.bytes`, 100 MiB).
+pub const DEFAULT_MAX_FRAME_SIZE: usize = 100 * 1024 * 1024;
+
+/// Reads the size prefix at the start of `buf` and says how long the whole frame is (prefix
+/// included), or `None` if fewer than 4 bytes are there yet.
+///
+/// A negative size or one above `max_size` is an error from the prefix alone, before any
+/// allocation.
+pub fn frame_len(buf: &[u8], max_size: usize) -> Result<Option<usize>, DecodeError> {
+    let Some(prefix) = buf.first_chunk::<4>() else {
+        return Ok(None);
+    };
+    let size = i32::from_be_bytes(*prefix);
+    if size < 0 {
+        return Err(DecodeError::new(
+            DecodeErrorKind::NegativeFrameSize(size),
+            0,
+        ));
+    }
+    if size as usize > max_size {
+        return Err(DecodeError::new(
+            DecodeErrorKind::FrameTooLarge {
+                size: i64::from(size),
+                max: max_size,
+            },
+            0,
+        ));
+    }
+    Ok(Some(4 + size as usize))
+}
+
+/// Checks a complete frame's size prefix against its length and returns a reader positioned
+/// after the prefix.
+fn open_frame(frame: &Bytes, max_size: usize) -> Result<Reader<'_>, DecodeError> {
+    let Some(total) = frame_len(frame, max_size)? else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::Truncated {
+                needed: 4,
+                available: frame.len(),
+            },
+            0,
+        )
+        .in_part("size"));
+    };
+    if frame.len() < total {
+        return Err(DecodeError::new(
+            DecodeErrorKind::Truncated {
+                needed: total - 4,
+                available: frame.len() - 4,
+            },
+            4,
+        )
+        .in_part("size"));
+    }
+    if frame.len() > total {
+        return Err(DecodeError::new(
+            DecodeErrorKind::TrailingBytes(frame.len() - total),
+            total,
+        ));
+    }
+    Ok(Reader::at(frame, 4))
+}
+
+/// Reads `api_key` and `api_version` from a request frame (prefix included) without decoding
+/// the rest, as a broker does to choose the header version.
+pub fn peek_request(frame: &Bytes) -> Result<(i16, Version), DecodeError> {
+    let mut r = Reader::at(frame, 4);
+    let key = r
+        .read_i16()
+        .map_err(|e| e.in_part("header").in_field("request_api_key"))?;
+    let version = r
+        .read_i16()
+        .map_err(|e| e.in_part("header").in_field("request_api_version"))?;
+    Ok((key, version))
+}
+
+fn ensure_consumed(r: &Reader<'_>) -> Result<(), DecodeError> {
+    if r.is_empty() {
+        Ok(())
+    } else {
+        Err(r.error(DecodeErrorKind::TrailingBytes(r.remaining())))
+    }
+}
+
+/// Decodes a whole request frame (prefix included) of a known API.
+pub fn decode_request<M: ApiMessage>(
+    frame: &Bytes,
+    max_size: usize,
+) -> Result<(RequestHeader, M), DecodeError> {
+    let mut r = open_frame(frame, max_size)?;
+    let (key, version) = peek_request(frame)?;
+    if key != M::API_KEY {
+        return Err(DecodeError::new(DecodeErrorKind::UnknownApiKey(key), 4).in_part("header"));
+    }
+    let header = RequestHeader::decode(&mut r, M::header_version(version))
+        .map_err(|e| e.in_part("header"))?;
+    let body = M::decode(&mut r, version).map_err(|e| e.in_part("body"))?;
+    ensure_consumed(&r)?;
+    Ok((header, body))
+}
+
+/// Decodes a whole response frame (prefix included) of a known API, answering a request at
+/// `version`.
+pub fn decode_response<M: ApiMessage>(
+    frame: &Bytes,
+    version: Version,
+    max_size: usize,
+) -> Result<(ResponseHeader, M), DecodeError> {
+    let mut r = open_frame(frame, max_size)?;
+    let header = ResponseHeader::decode(&mut r, M::header_version(version))
+        .map_err(|e| e.in_part("header"))?;
+    let body = M::decode(&mut r, version).map_err(|e| e.in_part("body"))?;
+    ensure_consumed(&r)?;
+    Ok((header, body))
+}
+
+fn put_size<B: BufMut + ?Sized>(buf: &mut B, size: usize) -> Result<(), EncodeError> {
+    let size = i32::try_from(size)
+        .map_err(|_| EncodeError::new(EncodeErrorKind::LengthTooLarge(size)).in_part("size"))?;
+    buf.put_i32(size);
+    Ok(())
+}
+
+/// Encodes a whole request frame: size prefix, header (at the version the API's flexibility
+/// calls for) and body at `header.request_api_version`.
+pub fn encode_request<M: ApiMessage, B: BufMut + ?Sized>(
+    header: &RequestHeader,
+    body: &M,
+    buf: &mut B,
+) -> Result<(), EncodeError> {
+    if header.request_api_key != M::API_KEY {
+        return Err(EncodeError::new(EncodeErrorKind::InvalidValue(
+            "request_api_key does not match the body's API",
+        ))
+        .in_part("header"));
+    }
+    let version = header.request_api_version;
+    let hv = M::header_version(version);
+    put_size(buf, header.encoded_size(hv) + body.encoded_size(version))?;
+    header.encode(buf, hv).map_err(|e| e.in_part("header"))?;
+    body.encode(buf, version).map_err(|e| e.in_part("body"))
+}
+
+/// Encodes a whole response frame for a request at `version`.
+pub fn encode_response<M: ApiMessage, B: BufMut + ?Sized>(
+    header: &ResponseHeader,
+    version: Version,
+    body: &M,
+    buf: &mut B,
+) -> Result<(), EncodeError> {
+    let hv = M::header_version(version);
+    put_size(buf, header.encoded_size(hv) + body.encoded_size(version))?;
+    header.encode(buf, hv).map_err(|e| e.in_part("header"))?;
+    body.encode(buf, version).map_err(|e| e.in_part("body"))
+}
+
+/// Reads one whole frame (prefix included) from a blocking reader.
+///
+/// The size prefix is checked against `max_size` before the body is read or allocated.
+/// End of input before the first byte is `ErrorKind::UnexpectedEof`.
+pub fn read_frame<R: io::Read + ?Sized>(r: &mut R, max_size: usize) -> io::Result<Bytes> {
+    let mut prefix = [0u8; 4];
+    r.read_exact(&mut prefix)?;
+    let total = frame_len(&prefix, max_size)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?
+        .unwrap_or(4);
+    let mut frame = vec![0u8; total];
+    frame[..4].copy_from_slice(&prefix);
+    r.read_exact(&mut frame[4..])?;
+    Ok(Bytes::from(frame))
+}
+
+/// Writes a request frame to a blocking writer.
+pub fn write_request<M: ApiMessage, W: io::Write + ?Sized>(
+    w: &mut W,
+    header: &RequestHeader,
+    body: &M,
+) -> io::Result<()> {
+    let mut buf = Vec::new();
+    encode_request(header, body, &mut buf)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    w.write_all(&buf)
+}
+
+/// Writes a response frame to a blocking writer.
+pub fn write_response<M: ApiMessage, W: io::Write + ?Sized>(
+    w: &mut W,
+    header: &ResponseHeader,
+    version: Version,
+    body: &M,
+) -> io::Result<()> {
+    let mut buf = Vec::new();
+    encode_response(header, version, body, &mut buf)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    w.write_all(&buf)
+}

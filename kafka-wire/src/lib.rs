@@ -1,0 +1,76 @@
+//! # kafka-wire
+//!
+//! Apache Kafka's wire protocol for Rust: every message is a plain struct annotated with
+//! [`#[derive(KafkaMessage)]`](derive@KafkaMessage), and gets encode, decode and exact size at
+//! each of its versions, following the rules of Kafka's own Java generator.
+//!
+//! ```
+//! use bytes::Bytes;
+//! use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
+//!
+//! /// A made-up message, to show the attributes.
+//! #[derive(KafkaMessage, Debug, Clone, PartialEq)]
+//! #[kafka(versions = "0-3", flexible = "2+")]
+//! struct Greeting {
+//!     /// Who is greeted.
+//!     #[kafka(versions = "0+")]
+//!     name: Str,
+//!     /// Retries so far; absent before v1.
+//!     #[kafka(versions = "1+", default = "-1")]
+//!     retries: i32,
+//!     /// Tagged from v2 on.
+//!     #[kafka(versions = "2+", tag = 0, tagged = "2+", nullable = "2+", default = "null")]
+//!     note: Option<Str>,
+//!     /// Tagged fields this struct does not declare, kept for re-encoding.
+//!     unknown_tagged_fields: UnknownTaggedFields,
+//! }
+//!
+//! let g = Greeting { name: "héllo".into(), retries: 2, note: Some("hi".into()), ..Default::default() };
+//! let bytes = g.encode_to_vec(3).unwrap();
+//! assert_eq!(bytes, b"\x07h\xc3\xa9llo\x00\x00\x00\x02\x01\x00\x03\x03hi");
+//! assert_eq!(g.encoded_size(3), bytes.len());
+//! assert_eq!(Greeting::decode_exact(&Bytes::from(bytes), 3).unwrap(), g);
+//!
+//! // Version 0 has no `retries`: a non-default value there is an error, as in Kafka.
+//! assert!(g.encode_to_vec(0).is_err());
+//! ```
+//!
+//! The crate holds Kafka's primitive encodings ([`primitives`], [`Reader`]), the [`Field`]
+//! trait that maps Rust types to Kafka types, version ranges, typed errors with byte offsets
+//! and field paths, the request and response headers, and framing.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+// Lets this crate use its own derive (the headers are derived).
+extern crate self as kafka_wire;
+
+mod error;
+mod field;
+pub mod frame;
+mod header;
+mod message;
+mod meta;
+pub mod primitives;
+mod reader;
+mod types;
+mod version;
+
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
+
+pub use bytes::{self, Bytes};
+pub use error::{
+    DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldPath, PathSegment,
+};
+pub use field::{Cx, Field, NullableField, MAX_STRING_LEN};
+pub use header::{RequestHeader, ResponseHeader};
+pub use message::{
+    request_header_version, response_header_version, ApiMessage, KafkaMessage, API_VERSIONS_KEY,
+};
+pub use meta::{ApiKind, ApiMeta, FieldMeta, KafkaType, StructMeta};
+pub use reader::Reader;
+pub use types::{RawTaggedField, Records, Str, UnknownTaggedFields, Uuid, UuidParseError};
+pub use version::{Version, VersionRange, VersionRangeError};
+
+pub use kafka_wire_derive::KafkaMessage;

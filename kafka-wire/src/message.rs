@@ -1,0 +1,105 @@
+//! The traits the derive implements, and their entry points.
+
+use bytes::{BufMut, Bytes};
+
+use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
+use crate::field::{Cx, Field};
+use crate::meta::{ApiKind, StructMeta};
+use crate::{Reader, Version, VersionRange};
+
+/// A struct declared with `#[derive(KafkaMessage)]`: encodable, decodable and sized at each of
+/// its versions, with static metadata.
+pub trait KafkaMessage: Field + Default {
+    /// The struct's description: name, versions, fields.
+    const META: &'static StructMeta;
+
+    /// The metadata, as a function (for [`KafkaType::Struct`](crate::KafkaType::Struct)).
+    fn meta() -> &'static StructMeta {
+        Self::META
+    }
+
+    /// Writes the struct at `version`.
+    ///
+    /// Fails where Kafka's generated code throws: a version outside the struct's versions, a
+    /// non-default value in a non-ignorable field that `version` does not have, null where
+    /// the version is not nullable, a string over 32767 bytes, unknown tagged fields at a
+    /// non-flexible version or out of order.
+    fn encode<B: BufMut + ?Sized>(&self, buf: &mut B, version: Version) -> Result<(), EncodeError> {
+        self.write(buf, Cx::new(version))
+            .map_err(|e| e.in_root(Self::META.name))
+    }
+
+    /// The exact number of bytes [`encode`](Self::encode) writes at `version`.
+    fn encoded_size(&self, version: Version) -> usize {
+        self.size(Cx::new(version))
+    }
+
+    /// Encodes into a new vector of exactly the right capacity.
+    fn encode_to_vec(&self, version: Version) -> Result<Vec<u8>, EncodeError> {
+        let mut out = Vec::with_capacity(self.encoded_size(version));
+        self.encode(&mut out, version)?;
+        Ok(out)
+    }
+
+    /// Reads the struct at `version` from the reader's position.
+    fn decode(r: &mut Reader<'_>, version: Version) -> Result<Self, DecodeError> {
+        Self::read(r, Cx::new(version)).map_err(|e| e.in_root(Self::META.name))
+    }
+
+    /// Reads the struct at `version` from the whole of `buf`; bytes left over are an error.
+    ///
+    /// Strings and bytes in the result share `buf` (no copy).
+    fn decode_exact(buf: &Bytes, version: Version) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(buf);
+        let v = Self::decode(&mut r, version)?;
+        if !r.is_empty() {
+            return Err(r.error(DecodeErrorKind::TrailingBytes(r.remaining())));
+        }
+        Ok(v)
+    }
+}
+
+/// A top-level request or response of a Kafka API (`#[kafka(api_key = N, request)]`).
+pub trait ApiMessage: KafkaMessage {
+    /// The API key.
+    const API_KEY: i16;
+    /// Request or response.
+    const KIND: ApiKind;
+
+    /// The header version that goes with `version` of this message (KAFKA-RULES rule 32).
+    fn header_version(version: Version) -> Version {
+        match Self::KIND {
+            ApiKind::Request => request_header_version(Self::META.flexible, version),
+            ApiKind::Response => {
+                response_header_version(Self::API_KEY, Self::META.flexible, version)
+            }
+        }
+    }
+}
+
+/// Request header version for an API whose request has `flexible` versions: 2 when flexible,
+/// else 1.
+pub const fn request_header_version(flexible: VersionRange, version: Version) -> Version {
+    if flexible.contains(version) {
+        2
+    } else {
+        1
+    }
+}
+
+/// The API key of ApiVersions, whose response always uses header v0 (KIP-511).
+pub const API_VERSIONS_KEY: i16 = 18;
+
+/// Response header version: 1 when the response version is flexible, else 0; always 0 for
+/// ApiVersions.
+pub const fn response_header_version(
+    api_key: i16,
+    flexible: VersionRange,
+    version: Version,
+) -> Version {
+    if api_key != API_VERSIONS_KEY && flexible.contains(version) {
+        1
+    } else {
+        0
+    }
+}

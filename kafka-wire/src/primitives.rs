@@ -1,0 +1,175 @@
+//! Writers and sizes of Kafka's primitive encodings (KAFKA-RULES §2).
+//!
+//! Readers live on [`Reader`](crate::Reader); these are their inverses.
+
+use bytes::BufMut;
+
+/// Bytes an unsigned varint of `v` takes (1 to 5).
+#[inline(always)]
+pub const fn uvarint_size(v: u32) -> usize {
+    // 1 byte per started group of 7 bits; 0 takes one byte.
+    let bits = 32 - (v | 1).leading_zeros() as usize;
+    bits.div_ceil(7)
+}
+
+/// Bytes an unsigned varlong of `v` takes (1 to 10).
+#[inline(always)]
+pub const fn uvarlong_size(v: u64) -> usize {
+    let bits = 64 - (v | 1).leading_zeros() as usize;
+    bits.div_ceil(7)
+}
+
+/// Writes an unsigned LEB128 varint.
+#[inline]
+pub fn put_uvarint<B: BufMut + ?Sized>(buf: &mut B, mut v: u32) {
+    if v < 0x80 {
+        buf.put_u8(v as u8);
+        return;
+    }
+    let mut tmp = [0u8; 5];
+    let mut n = 0;
+    while v >= 0x80 {
+        tmp[n] = (v as u8) | 0x80;
+        v >>= 7;
+        n += 1;
+    }
+    tmp[n] = v as u8;
+    buf.put_slice(&tmp[..=n]);
+}
+
+/// Writes an unsigned LEB128 varlong.
+pub fn put_uvarlong<B: BufMut + ?Sized>(buf: &mut B, mut v: u64) {
+    let mut tmp = [0u8; 10];
+    let mut n = 0;
+    while v >= 0x80 {
+        tmp[n] = (v as u8) | 0x80;
+        v >>= 7;
+        n += 1;
+    }
+    tmp[n] = v as u8;
+    buf.put_slice(&tmp[..=n]);
+}
+
+/// Zigzag-encodes an `i32` (records' varint).
+#[inline]
+pub const fn zigzag32(n: i32) -> u32 {
+    ((n << 1) ^ (n >> 31)) as u32
+}
+
+/// Zigzag-encodes an `i64` (records' varlong).
+#[inline]
+pub const fn zigzag64(n: i64) -> u64 {
+    ((n << 1) ^ (n >> 63)) as u64
+}
+
+/// Writes a zigzag signed varint.
+pub fn put_varint<B: BufMut + ?Sized>(buf: &mut B, n: i32) {
+    put_uvarint(buf, zigzag32(n));
+}
+
+/// Writes a zigzag signed varlong.
+pub fn put_varlong<B: BufMut + ?Sized>(buf: &mut B, n: i64) {
+    put_uvarlong(buf, zigzag64(n));
+}
+
+/// Bytes a zigzag varint of `n` takes.
+pub const fn varint_size(n: i32) -> usize {
+    uvarint_size(zigzag32(n))
+}
+
+/// Bytes a zigzag varlong of `n` takes.
+pub const fn varlong_size(n: i64) -> usize {
+    uvarlong_size(zigzag64(n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Reader;
+    use bytes::Bytes;
+
+    fn enc(v: u32) -> Vec<u8> {
+        let mut out = Vec::new();
+        put_uvarint(&mut out, v);
+        out
+    }
+
+    fn dec(bytes: &[u8]) -> Result<(u32, usize), crate::DecodeError> {
+        let b = Bytes::copy_from_slice(bytes);
+        let mut r = Reader::new(&b);
+        let v = r.read_uvarint()?;
+        Ok((v, r.position()))
+    }
+
+    // Expected bytes written by hand from LEB128 (KAFKA-RULES §2 rule 7).
+    #[test]
+    fn uvarint_vectors() {
+        let cases: &[(u32, &[u8])] = &[
+            (0, &[0x00]),
+            (1, &[0x01]),
+            (127, &[0x7f]),
+            (128, &[0x80, 0x01]),
+            (300, &[0xac, 0x02]),
+            (16_383, &[0xff, 0x7f]),
+            (16_384, &[0x80, 0x80, 0x01]),
+            (0x7fff_ffff, &[0xff, 0xff, 0xff, 0xff, 0x07]),
+            (u32::MAX, &[0xff, 0xff, 0xff, 0xff, 0x0f]),
+        ];
+        for &(v, bytes) in cases {
+            assert_eq!(enc(v), bytes, "encode {v}");
+            assert_eq!(uvarint_size(v), bytes.len(), "size {v}");
+            assert_eq!(dec(bytes).unwrap(), (v, bytes.len()), "decode {v}");
+        }
+    }
+
+    #[test]
+    fn uvarint_overlong_and_truncated() {
+        // A 5th byte with the continuation bit is Kafka's "Varint is too long".
+        let e = dec(&[0xff, 0xff, 0xff, 0xff, 0x80, 0x00]).unwrap_err();
+        assert_eq!(
+            e.kind(),
+            &crate::DecodeErrorKind::VarintTooLong { max_bytes: 5 }
+        );
+        assert_eq!(e.offset(), 0);
+        // Non-minimal forms would not re-encode byte-exact: rejected.
+        let e = dec(&[0x80, 0x00]).unwrap_err();
+        assert_eq!(e.kind(), &crate::DecodeErrorKind::NonCanonicalVarint);
+        // Running out of input inside the varint.
+        let e = dec(&[0x80, 0x80]).unwrap_err();
+        assert!(matches!(e.kind(), crate::DecodeErrorKind::Truncated { .. }));
+        assert_eq!(e.offset(), 0);
+        // Bits above 31 in the 5th byte: Kafka drops them; we reject (not lossless).
+        let e = dec(&[0xff, 0xff, 0xff, 0xff, 0x7f]).unwrap_err();
+        assert_eq!(e.kind(), &crate::DecodeErrorKind::NonCanonicalVarint);
+    }
+
+    #[test]
+    fn zigzag_vectors() {
+        // From the protobuf/Kafka zigzag definition: 0→0, -1→1, 1→2, -2→3.
+        for (n, z) in [
+            (0, 0u32),
+            (-1, 1),
+            (1, 2),
+            (-2, 3),
+            (i32::MAX, u32::MAX - 1),
+            (i32::MIN, u32::MAX),
+        ] {
+            assert_eq!(zigzag32(n), z);
+            let mut out = Vec::new();
+            put_varint(&mut out, n);
+            assert_eq!(out.len(), varint_size(n));
+            let b = Bytes::from(out);
+            assert_eq!(Reader::new(&b).read_varint().unwrap(), n);
+        }
+        for n in [0i64, -1, 1, i64::MAX, i64::MIN, 1 << 40] {
+            let mut out = Vec::new();
+            put_varlong(&mut out, n);
+            assert_eq!(out.len(), varlong_size(n));
+            let b = Bytes::from(out);
+            assert_eq!(Reader::new(&b).read_varlong().unwrap(), n);
+        }
+        // varlong max is 10 bytes; an 11-byte form is too long.
+        let b = Bytes::from(vec![0xffu8; 11]);
+        assert!(Reader::new(&b).read_varlong().is_err());
+    }
+}

@@ -1,0 +1,248 @@
+//! A bounds-checked cursor over a shared buffer: every read either succeeds or returns a
+//! [`DecodeError`] carrying the byte offset; strings and bytes are sliced, not copied.
+
+use bytes::Bytes;
+
+use crate::error::{DecodeError, DecodeErrorKind};
+
+/// A cursor over a [`Bytes`] buffer. Offsets in errors count from the start of that buffer.
+#[derive(Debug, Clone)]
+pub struct Reader<'a> {
+    buf: &'a Bytes,
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader at the start of `buf`.
+    pub fn new(buf: &'a Bytes) -> Self {
+        Reader {
+            buf,
+            data: buf.as_ref(),
+            pos: 0,
+        }
+    }
+
+    /// A reader at byte `pos` of `buf` (a position past the end reads as truncated).
+    pub fn at(buf: &'a Bytes, pos: usize) -> Self {
+        Reader {
+            buf,
+            data: buf.as_ref(),
+            pos: pos.min(buf.len()),
+        }
+    }
+
+    /// The current byte offset from the start of the buffer.
+    #[inline(always)]
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// Bytes left to read.
+    #[inline(always)]
+    pub fn remaining(&self) -> usize {
+        self.data.len() - self.pos
+    }
+
+    /// Whether every byte has been read.
+    pub fn is_empty(&self) -> bool {
+        self.remaining() == 0
+    }
+
+    /// An error of `kind` at the current position.
+    #[cold]
+    pub fn error(&self, kind: DecodeErrorKind) -> DecodeError {
+        DecodeError::new(kind, self.pos)
+    }
+
+    #[cold]
+    fn truncated(&self, needed: usize) -> DecodeError {
+        self.error(DecodeErrorKind::Truncated {
+            needed,
+            available: self.remaining(),
+        })
+    }
+
+    /// Reads `N` bytes.
+    #[inline(always)]
+    pub fn read_array<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
+        match self
+            .data
+            .get(self.pos..)
+            .and_then(|rest| rest.first_chunk::<N>())
+        {
+            Some(a) => {
+                self.pos += N;
+                Ok(*a)
+            }
+            None => Err(self.truncated(N)),
+        }
+    }
+
+    /// Reads one byte.
+    #[inline(always)]
+    pub fn read_u8(&mut self) -> Result<u8, DecodeError> {
+        match self.data.get(self.pos) {
+            Some(&b) => {
+                self.pos += 1;
+                Ok(b)
+            }
+            None => Err(self.truncated(1)),
+        }
+    }
+
+    /// Reads a big-endian `i8`.
+    #[inline(always)]
+    pub fn read_i8(&mut self) -> Result<i8, DecodeError> {
+        self.read_array().map(i8::from_be_bytes)
+    }
+    /// Reads a big-endian `i16`.
+    #[inline(always)]
+    pub fn read_i16(&mut self) -> Result<i16, DecodeError> {
+        self.read_array().map(i16::from_be_bytes)
+    }
+    /// Reads a big-endian `u16`.
+    #[inline(always)]
+    pub fn read_u16(&mut self) -> Result<u16, DecodeError> {
+        self.read_array().map(u16::from_be_bytes)
+    }
+    /// Reads a big-endian `i32`.
+    #[inline(always)]
+    pub fn read_i32(&mut self) -> Result<i32, DecodeError> {
+        self.read_array().map(i32::from_be_bytes)
+    }
+    /// Reads a big-endian `u32`.
+    #[inline(always)]
+    pub fn read_u32(&mut self) -> Result<u32, DecodeError> {
+        self.read_array().map(u32::from_be_bytes)
+    }
+    /// Reads a big-endian `i64`.
+    #[inline(always)]
+    pub fn read_i64(&mut self) -> Result<i64, DecodeError> {
+        self.read_array().map(i64::from_be_bytes)
+    }
+    /// Reads a big-endian IEEE-754 `f64`.
+    #[inline(always)]
+    pub fn read_f64(&mut self) -> Result<f64, DecodeError> {
+        self.read_array().map(f64::from_be_bytes)
+    }
+
+    /// Reads an unsigned LEB128 varint of at most 5 bytes (Kafka's `readUnsignedVarint`).
+    ///
+    /// A 5th byte with the continuation bit set is an error, as in Kafka. Unlike Kafka,
+    /// non-minimal forms and bits above bit 31 are errors too, so that whatever decodes
+    /// re-encodes to the same bytes.
+    #[inline]
+    pub fn read_uvarint(&mut self) -> Result<u32, DecodeError> {
+        // Fast path: the single-byte form is by far the most common (lengths, counts, tags).
+        if let Some(&b) = self.data.get(self.pos) {
+            if b & 0x80 == 0 {
+                self.pos += 1;
+                return Ok(u32::from(b));
+            }
+        }
+        let start = self.pos;
+        let mut value: u32 = 0;
+        for i in 0..5u32 {
+            let b = match self.read_u8() {
+                Ok(b) => b,
+                Err(e) => {
+                    self.pos = start;
+                    return Err(DecodeError::new(e.kind().clone(), start));
+                }
+            };
+            value |= u32::from(b & 0x7f).wrapping_shl(7 * i);
+            if b & 0x80 == 0 {
+                // A zero last byte (non-minimal form) or bits above bit 31 would not
+                // re-encode to the same bytes; Kafka never writes either.
+                if (i > 0 && b == 0) || (i == 4 && b > 0x0f) {
+                    self.pos = start;
+                    return Err(self.error(DecodeErrorKind::NonCanonicalVarint));
+                }
+                return Ok(value);
+            }
+        }
+        self.pos = start;
+        Err(self.error(DecodeErrorKind::VarintTooLong { max_bytes: 5 }))
+    }
+
+    /// Reads an unsigned LEB128 varlong of at most 10 bytes.
+    pub fn read_uvarlong(&mut self) -> Result<u64, DecodeError> {
+        let start = self.pos;
+        let mut value: u64 = 0;
+        for i in 0..10u32 {
+            let b = match self.read_u8() {
+                Ok(b) => b,
+                Err(e) => {
+                    self.pos = start;
+                    return Err(DecodeError::new(e.kind().clone(), start));
+                }
+            };
+            value |= u64::from(b & 0x7f).wrapping_shl(7 * i);
+            if b & 0x80 == 0 {
+                if (i > 0 && b == 0) || (i == 9 && b > 0x01) {
+                    self.pos = start;
+                    return Err(self.error(DecodeErrorKind::NonCanonicalVarint));
+                }
+                return Ok(value);
+            }
+        }
+        self.pos = start;
+        Err(self.error(DecodeErrorKind::VarintTooLong { max_bytes: 10 }))
+    }
+
+    /// Reads a zigzag-encoded signed varint (records only).
+    pub fn read_varint(&mut self) -> Result<i32, DecodeError> {
+        let u = self.read_uvarint()?;
+        Ok(((u >> 1) as i32) ^ -((u & 1) as i32))
+    }
+
+    /// Reads a zigzag-encoded signed varlong (records only).
+    pub fn read_varlong(&mut self) -> Result<i64, DecodeError> {
+        let u = self.read_uvarlong()?;
+        Ok(((u >> 1) as i64) ^ -((u & 1) as i64))
+    }
+
+    /// Takes the next `len` bytes as a borrowed slice.
+    #[inline]
+    pub fn read_slice(&mut self, len: usize) -> Result<&'a [u8], DecodeError> {
+        let data: &'a [u8] = self.data;
+        match data.get(self.pos..).and_then(|rest| rest.get(..len)) {
+            Some(s) => {
+                self.pos += len;
+                Ok(s)
+            }
+            None => Err(self.error(DecodeErrorKind::LengthExceedsInput {
+                declared: len as u64,
+                remaining: self.remaining(),
+            })),
+        }
+    }
+
+    /// Takes the next `len` bytes as a zero-copy [`Bytes`] sharing the input buffer.
+    #[inline]
+    pub fn read_bytes(&mut self, len: usize) -> Result<Bytes, DecodeError> {
+        if len == 0 {
+            return Ok(Bytes::new());
+        }
+        let start = self.pos;
+        self.read_slice(len)?;
+        Ok(self.buf.slice(start..start + len))
+    }
+
+    /// Checks that a declared element count could fit in the remaining bytes.
+    ///
+    /// Kafka's rule ("Tried to allocate a collection of size N, but there are only M bytes
+    /// remaining"): this bounds every allocation by the input size.
+    #[inline]
+    pub fn check_count(&self, count: usize) -> Result<(), DecodeError> {
+        if count > self.remaining() {
+            Err(self.error(DecodeErrorKind::LengthExceedsInput {
+                declared: count as u64,
+                remaining: self.remaining(),
+            }))
+        } else {
+            Ok(())
+        }
+    }
+}

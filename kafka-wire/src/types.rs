@@ -1,0 +1,319 @@
+//! Value types for Kafka's `string`, `uuid`, `records` and unknown tagged fields.
+
+use core::{borrow::Borrow, fmt, ops::Deref, str::FromStr};
+
+use bytes::Bytes;
+
+/// A UTF-8 string that shares the buffer it was decoded from (Kafka's `string`).
+///
+/// Decoding checks UTF-8 and then slices the input: no copy, no allocation.
+/// It dereferences to `&str` and converts from `&'static str` and `String`.
+#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Str(Bytes);
+
+impl Str {
+    /// The empty string.
+    pub const fn new() -> Self {
+        Str(Bytes::new())
+    }
+
+    /// A string borrowed from static memory, with no allocation.
+    pub const fn from_static(s: &'static str) -> Self {
+        Str(Bytes::from_static(s.as_bytes()))
+    }
+
+    /// Wraps bytes already known to be UTF-8, or says why they are not.
+    pub fn from_utf8(bytes: Bytes) -> Result<Self, core::str::Utf8Error> {
+        core::str::from_utf8(&bytes)?;
+        Ok(Str(bytes))
+    }
+
+    /// The string.
+    pub fn as_str(&self) -> &str {
+        // The constructors are the only way in and each checks UTF-8; a failed check here
+        // would be a bug in this module, so fall back to "" rather than trust unchecked bytes.
+        core::str::from_utf8(&self.0).unwrap_or_default()
+    }
+
+    /// The underlying bytes (shared with the decoded buffer).
+    pub fn as_bytes(&self) -> &Bytes {
+        &self.0
+    }
+
+    /// Unwraps the underlying bytes.
+    pub fn into_bytes(self) -> Bytes {
+        self.0
+    }
+}
+
+impl Deref for Str {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for Str {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl Borrow<str> for Str {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl From<&'static str> for Str {
+    fn from(s: &'static str) -> Self {
+        Str::from_static(s)
+    }
+}
+
+impl From<String> for Str {
+    fn from(s: String) -> Self {
+        Str(Bytes::from(s))
+    }
+}
+
+impl From<Str> for String {
+    fn from(s: Str) -> Self {
+        s.as_str().to_owned()
+    }
+}
+
+impl PartialEq<str> for Str {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Str {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl fmt::Debug for Str {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Display for Str {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A 128-bit Kafka UUID (Kafka's `uuid`): the most significant 64 bits then the least.
+///
+/// Its text form is Kafka's: URL-safe base64 without padding (22 characters), as
+/// `org.apache.kafka.common.Uuid#toString` prints it.
+#[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Uuid([u8; 16]);
+
+impl Uuid {
+    /// The all-zero UUID, Kafka's default.
+    pub const ZERO: Uuid = Uuid([0; 16]);
+
+    /// From its 16 wire bytes.
+    pub const fn from_bytes(bytes: [u8; 16]) -> Self {
+        Uuid(bytes)
+    }
+
+    /// From its two 64-bit halves, as Kafka's `new Uuid(msb, lsb)`.
+    pub const fn from_halves(most: u64, least: u64) -> Self {
+        Uuid(((most as u128) << 64 | least as u128).to_be_bytes())
+    }
+
+    /// From a `u128` (big-endian).
+    pub const fn from_u128(v: u128) -> Self {
+        Uuid(v.to_be_bytes())
+    }
+
+    /// The 16 wire bytes.
+    pub const fn as_bytes(&self) -> &[u8; 16] {
+        &self.0
+    }
+
+    /// As a `u128` (big-endian).
+    pub const fn as_u128(&self) -> u128 {
+        u128::from_be_bytes(self.0)
+    }
+}
+
+const B64URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+impl fmt::Display for Uuid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // 16 bytes = 128 bits = 21 full sextets + 2 bits: 22 characters, no padding.
+        let v = self.as_u128();
+        let mut out = [0u8; 22];
+        for (i, c) in out.iter_mut().enumerate() {
+            let shift = 128i32 - 6 * (i as i32 + 1);
+            let sextet = if shift >= 0 {
+                (v >> shift) & 0x3f
+            } else {
+                (v << (-shift)) & 0x3f
+            };
+            *c = B64URL[sextet as usize];
+        }
+        f.write_str(core::str::from_utf8(&out).map_err(|_| fmt::Error)?)
+    }
+}
+
+impl fmt::Debug for Uuid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Uuid({self})")
+    }
+}
+
+/// A UUID text that is not 22 characters of URL-safe base64.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid uuid {0:?}: expected 22 characters of URL-safe base64 (Kafka's Uuid form)")]
+pub struct UuidParseError(pub String);
+
+impl FromStr for Uuid {
+    type Err = UuidParseError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let bad = || UuidParseError(s.to_owned());
+        let s = s.trim_end_matches('=');
+        if s.len() != 22 {
+            return Err(bad());
+        }
+        let mut v: u128 = 0;
+        for (i, c) in s.bytes().enumerate() {
+            let sextet = B64URL.iter().position(|&x| x == c).ok_or_else(bad)? as u128;
+            if i < 21 {
+                v = (v << 6) | sextet;
+            } else {
+                // The last character carries 2 bits; the 4 others must be zero.
+                if sextet & 0x0f != 0 {
+                    return Err(bad());
+                }
+                v = (v << 2) | (sextet >> 4);
+            }
+        }
+        Ok(Uuid::from_u128(v))
+    }
+}
+
+/// Record batches carried by a `records` field, kept as their raw bytes.
+///
+/// The bytes share the decoded buffer. Parsing batches is left to the caller; the codec
+/// frames them exactly like nullable `bytes` (KAFKA-RULES §2 rule 9).
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
+pub struct Records(pub Bytes);
+
+impl fmt::Debug for Records {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Records({} bytes)", self.0.len())
+    }
+}
+
+/// One tagged field that the struct does not declare, kept so it can be re-emitted.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RawTaggedField {
+    /// The tag.
+    pub tag: u32,
+    /// The payload exactly as it was on the wire.
+    pub data: Bytes,
+}
+
+/// The tagged fields of a struct that it does not declare, in the order read.
+///
+/// Every derived struct with flexible versions holds one, so decode → encode is lossless.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct UnknownTaggedFields(Vec<RawTaggedField>);
+
+impl UnknownTaggedFields {
+    /// No unknown tagged fields.
+    pub const fn new() -> Self {
+        UnknownTaggedFields(Vec::new())
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// How many there are.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Adds one (tags must end up strictly ascending, or encoding fails).
+    pub fn push(&mut self, tag: u32, data: impl Into<Bytes>) {
+        self.0.push(RawTaggedField {
+            tag,
+            data: data.into(),
+        });
+    }
+
+    /// The fields, in order.
+    pub fn iter(&self) -> core::slice::Iter<'_, RawTaggedField> {
+        self.0.iter()
+    }
+
+    /// Mutable access to the list.
+    pub fn as_mut_vec(&mut self) -> &mut Vec<RawTaggedField> {
+        &mut self.0
+    }
+}
+
+impl From<Vec<RawTaggedField>> for UnknownTaggedFields {
+    fn from(v: Vec<RawTaggedField>) -> Self {
+        UnknownTaggedFields(v)
+    }
+}
+
+impl<'a> IntoIterator for &'a UnknownTaggedFields {
+    type Item = &'a RawTaggedField;
+    type IntoIter = core::slice::Iter<'a, RawTaggedField>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uuid_text_matches_kafka() {
+        // Kafka: new Uuid(0, 0).toString() == "AAAAAAAAAAAAAAAAAAAAAA";
+        // Uuid.METADATA_TOPIC_ID = new Uuid(0L, 1L) prints "AAAAAAAAAAAAAAAAAAAAAQ".
+        assert_eq!(Uuid::ZERO.to_string(), "AAAAAAAAAAAAAAAAAAAAAA");
+        assert_eq!(
+            Uuid::from_halves(0, 1).to_string(),
+            "AAAAAAAAAAAAAAAAAAAAAQ"
+        );
+        assert_eq!(
+            Uuid::from_u128(u128::MAX).to_string(),
+            "_____________________w"
+        );
+        for v in [
+            0u128,
+            1,
+            u128::MAX,
+            0x0123_4567_89ab_cdef_fedc_ba98_7654_3210,
+        ] {
+            let u = Uuid::from_u128(v);
+            assert_eq!(u.to_string().parse::<Uuid>().unwrap(), u);
+        }
+        assert!("AAAA".parse::<Uuid>().is_err());
+        assert!("AAAAAAAAAAAAAAAAAAAAAB".parse::<Uuid>().is_err());
+        assert!("AAAAAAAAAAAAAAAAAAAA+A".parse::<Uuid>().is_err());
+    }
+
+    #[test]
+    fn str_basics() {
+        let s = Str::from("héllo");
+        assert_eq!(&*s, "héllo");
+        assert_eq!(s, "héllo");
+        assert!(Str::from_utf8(Bytes::from_static(&[0xff])).is_err());
+        assert_eq!(Str::new().len(), 0);
+    }
+}

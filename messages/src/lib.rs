@@ -1,0 +1,1 @@
+//! Kafka API messages declared with `#[derive(KafkaMessage)]` (work in progress).
