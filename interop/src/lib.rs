@@ -1,0 +1,1 @@
+//! Interop tests against other Kafka implementations (see tests/).
