@@ -73,4 +73,5 @@ pub use reader::Reader;
 pub use types::{RawTaggedField, Records, Str, UnknownTaggedFields, Uuid, UuidParseError};
 pub use version::{Version, VersionRange, VersionRangeError};
 
+#[doc = include_str!("docs/derive.md")]
 pub use kafka_wire_derive::KafkaMessage;
