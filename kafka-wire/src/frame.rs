@@ -44,9 +44,11 @@ pub fn frame_len(buf: &[u8], max_size: usize) -> Result<Option<usize>, DecodeErr
     Ok(Some(4 + size as usize))
 }
 
-/// Checks a complete frame's size prefix against its length and returns a reader positioned
-/// after the prefix.
-fn open_frame(frame: &Bytes, max_size: usize) -> Result<Reader<'_>, DecodeError> {
+/// Checks a complete frame's size prefix against `max_size` and against the frame's length,
+/// and returns a reader positioned after the prefix (offsets stay frame offsets).
+///
+/// A frame shorter than its prefix says is `Truncated`; one longer is `TrailingBytes`.
+pub fn open_frame(frame: &Bytes, max_size: usize) -> Result<Reader<'_>, DecodeError> {
     let Some(total) = frame_len(frame, max_size)? else {
         return Err(DecodeError::new(
             DecodeErrorKind::Truncated {
@@ -82,14 +84,15 @@ pub fn peek_request(frame: &Bytes) -> Result<(i16, Version), DecodeError> {
     let mut r = Reader::at(frame, 4);
     let key = r
         .read_i16()
-        .map_err(|e| e.in_part("header").in_field("request_api_key"))?;
+        .map_err(|e| e.in_field("request_api_key").in_part("header"))?;
     let version = r
         .read_i16()
-        .map_err(|e| e.in_part("header").in_field("request_api_version"))?;
+        .map_err(|e| e.in_field("request_api_version").in_part("header"))?;
     Ok((key, version))
 }
 
-fn ensure_consumed(r: &Reader<'_>) -> Result<(), DecodeError> {
+/// Fails with `TrailingBytes` unless every byte of the frame has been read.
+pub fn ensure_consumed(r: &Reader<'_>) -> Result<(), DecodeError> {
     if r.is_empty() {
         Ok(())
     } else {
@@ -129,7 +132,9 @@ pub fn decode_response<M: ApiMessage>(
     Ok((header, body))
 }
 
-fn put_size<B: BufMut + ?Sized>(buf: &mut B, size: usize) -> Result<(), EncodeError> {
+/// Writes a frame's size prefix for `size` bytes of header and body; fails if `size` does not
+/// fit an int32.
+pub fn put_frame_size<B: BufMut + ?Sized>(buf: &mut B, size: usize) -> Result<(), EncodeError> {
     let size = i32::try_from(size)
         .map_err(|_| EncodeError::new(EncodeErrorKind::LengthTooLarge(size)).in_part("size"))?;
     buf.put_i32(size);
@@ -151,7 +156,7 @@ pub fn encode_request<M: ApiMessage, B: BufMut + ?Sized>(
     }
     let version = header.request_api_version;
     let hv = M::header_version(version);
-    put_size(buf, header.encoded_size(hv) + body.encoded_size(version))?;
+    put_frame_size(buf, header.encoded_size(hv) + body.encoded_size(version))?;
     header.encode(buf, hv).map_err(|e| e.in_part("header"))?;
     body.encode(buf, version).map_err(|e| e.in_part("body"))
 }
@@ -164,7 +169,7 @@ pub fn encode_response<M: ApiMessage, B: BufMut + ?Sized>(
     buf: &mut B,
 ) -> Result<(), EncodeError> {
     let hv = M::header_version(version);
-    put_size(buf, header.encoded_size(hv) + body.encoded_size(version))?;
+    put_frame_size(buf, header.encoded_size(hv) + body.encoded_size(version))?;
     header.encode(buf, hv).map_err(|e| e.in_part("header"))?;
     body.encode(buf, version).map_err(|e| e.in_part("body"))
 }
@@ -208,4 +213,18 @@ pub fn write_response<M: ApiMessage, W: io::Write + ?Sized>(
     encode_response(header, version, body, &mut buf)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     w.write_all(&buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn peek_error_path_is_outermost_first() {
+        // A frame that ends inside request_api_version.
+        let frame = Bytes::from_static(&[0, 0, 0, 3, 0, 24, 0]);
+        let e = peek_request(&frame).unwrap_err();
+        assert_eq!(e.path().to_string(), "header.request_api_version");
+        assert_eq!(e.offset(), 6);
+    }
 }
