@@ -44,6 +44,8 @@
 // Lets this crate use its own derive (the headers are derived).
 extern crate self as kafka_wire;
 
+#[cfg(feature = "tokio")]
+pub mod codec;
 mod error;
 mod field;
 pub mod frame;
