@@ -1,1 +1,13 @@
-//! Interop tests against other Kafka implementations (see tests/).
+//! Interop tests of kafka-wire against Kafka implementations written by others (see
+//! `tests/` and `README.md`): librdkafka's mock cluster over TCP, Wireshark's Kafka
+//! dissector, and kafka-python's protocol classes.
+//!
+//! The helpers here are what a user of the framework would write: message declarations for
+//! APIs the library does not ship ([`txn_apis`]), a blocking client on the public frame API
+//! ([`client`]) and a pcap writer ([`pcap`]).
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod client;
+pub mod pcap;
+pub mod txn_apis;

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Prepares what the interop tests drive besides cargo: a Python virtual environment with
+# kafka-python (its own protocol encoder/decoder) under target/. Safe to re-run.
+# tshark is a system package: see interop/README.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV="${KAFKA_WIRE_INTEROP_VENV:-target/interop-venv}"
+if [ ! -x "$VENV/bin/python" ]; then
+    python3 -m venv "$VENV"
+fi
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "kafka-python==3.0.12"
+"$VENV/bin/python" -c "import kafka; print('kafka-python', kafka.__version__, 'in', '$VENV')"
