@@ -2,7 +2,7 @@
 //! their errors point at the literal; the rules between them are checked in `model`.
 
 use darling::util::{Flag, SpannedValue};
-use darling::{FromDeriveInput, FromField};
+use darling::{FromDeriveInput, FromField, FromMeta};
 
 use crate::range::Range;
 
@@ -22,7 +22,7 @@ pub struct StructAttrs {
     pub flexible: Option<SpannedValue<Range>>,
     /// `api_key = 24`, on a top-level message.
     #[darling(default)]
-    pub api_key: Option<SpannedValue<i16>>,
+    pub api_key: Option<SpannedValue<ApiKey>>,
     /// `request`, on a top-level message.
     pub request: Flag,
     /// `response`, on a top-level message.
@@ -47,7 +47,7 @@ pub struct FieldAttrs {
     #[darling(default)]
     pub nullable: Option<SpannedValue<Range>>,
     #[darling(default)]
-    pub tag: Option<SpannedValue<u32>>,
+    pub tag: Option<SpannedValue<Tag>>,
     #[darling(default)]
     pub tagged: Option<SpannedValue<Range>>,
     #[darling(default)]
@@ -57,6 +57,67 @@ pub struct FieldAttrs {
     pub flexible: Option<SpannedValue<Range>>,
     #[darling(default)]
     pub name: Option<SpannedValue<String>>,
+}
+
+/// `api_key = N`: an API key, 0..=32767.
+#[derive(Clone, Copy, Debug)]
+pub struct ApiKey(pub i16);
+
+/// `tag = N`: a tagged field's tag, 0..=2^32-1.
+#[derive(Clone, Copy, Debug)]
+pub struct Tag(pub u32);
+
+impl FromMeta for ApiKey {
+    fn from_expr(expr: &syn::Expr) -> darling::Result<Self> {
+        int_from_expr(expr, "api_key", "0..=32767").map(ApiKey)
+    }
+}
+
+impl FromMeta for Tag {
+    fn from_expr(expr: &syn::Expr) -> darling::Result<Self> {
+        int_from_expr(expr, "tag", "0..=4294967295").map(Tag)
+    }
+}
+
+/// A bare integer literal. darling would also take `"0"` and call `-1` an "unexpected type
+/// `unary`"; here both get a message that says what to write.
+fn int_from_expr<T>(expr: &syn::Expr, key: &str, range: &str) -> darling::Result<T>
+where
+    T: std::str::FromStr,
+    T::Err: std::fmt::Display,
+{
+    use darling::Error;
+    match expr {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse::<T>().map_err(|_| {
+            Error::custom(format!(
+                "`{key}` is out of range: expected an integer in {range}"
+            ))
+            .with_span(i)
+        }),
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) => Err(Error::custom(format!(
+            "`{key}` is an integer, not a string: write `{key} = {}`",
+            s.value().trim()
+        ))
+        .with_span(s)),
+        syn::Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            ..
+        }) => Err(Error::custom(format!(
+            "`{key}` cannot be negative: expected an integer in {range}"
+        ))
+        .with_span(expr)),
+        // Invisible groups come from attributes written by a `macro_rules!`.
+        syn::Expr::Group(g) => int_from_expr(&g.expr, key, range),
+        _ => Err(
+            Error::custom(format!("`{key}` expects an integer literal in {range}")).with_span(expr),
+        ),
+    }
 }
 
 /// The text of the doc comments, joined as Kafka's `about`.

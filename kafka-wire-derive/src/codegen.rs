@@ -26,11 +26,14 @@ fn tagged_cx(f: &Field) -> TokenStream {
     quote!(__kw::tagged_cx(__v, #nullable.contains(__v)))
 }
 
-/// `self.f != default`, typed so that `PartialEq` picks the right impl.
+/// `self.f != default`, typed so that `PartialEq` picks the right impl. Spanned on the
+/// field's type: a type without `PartialEq` is reported there, not on the derive.
 fn non_default(f: &Field, value: TokenStream) -> TokenStream {
     let ty = &f.ty;
     let def = &f.default;
-    quote!({ let __d: #ty = #def; #value != __d })
+    // Both operands are locals declared on the type's span, so no part of the error lands on
+    // the derive.
+    quote_spanned!(ty.span()=> { let __d: #ty = #def; let __cur: &#ty = &#value; *__cur != __d })
 }
 
 pub fn generate(s: &Struct) -> TokenStream {
@@ -53,8 +56,10 @@ pub fn generate(s: &Struct) -> TokenStream {
         let versions = f.versions;
         let cx = field_cx(s, f);
         let ty_span = f.ty.span();
-        let write = quote_spanned!(ty_span=> __kw::Field::write(&self.#fid, __buf, #cx));
-        let size = quote_spanned!(ty_span=> __kw::Field::size(&self.#fid, #cx));
+        // `<T as Field>` on the type's span: a type with no codec is one error, on the type.
+        let ty = &f.ty;
+        let write = quote_spanned!(ty_span=> <#ty as __kw::Field>::write(&self.#fid, __buf, #cx));
+        let size = quote_spanned!(ty_span=> <#ty as __kw::Field>::size(&self.#fid, #cx));
         let absent_check = if f.ignorable {
             quote!()
         } else {
@@ -103,11 +108,19 @@ pub fn generate(s: &Struct) -> TokenStream {
                 let cx = tagged_cx(f);
                 present
                     .push(quote!(let #flag = #t.contains(__v) && #nd; __count += #flag as usize;));
+                // `<T as Field>` on the type's span, as for regular fields.
+                let ty = &f.ty;
+                let size = quote_spanned!(ty.span()=> <#ty as __kw::Field>::size(&self.#fid, #cx));
+                let write =
+                    quote_spanned!(ty.span()=> <#ty as __kw::Field>::write(&self.#fid, __buf, #cx));
                 writes.push(quote! {
-                    if #flag { __kw::write_tagged(__buf, #tag, &self.#fid, #cx).map_err(|e| e.in_field(#fname))?; }
+                    if #flag {
+                        __kw::put_tagged_header(__buf, #tag, #size);
+                        #write.map_err(|e| e.in_field(#fname))?;
+                    }
                 });
                 sizes.push(quote! {
-                    if #flag { __n += __kw::tagged_size(#tag, &self.#fid, #cx); }
+                    if #flag { __n += __kw::tagged_entry_size(#tag, #size); }
                 });
             }
             let w = quote! {
@@ -166,13 +179,14 @@ pub fn generate(s: &Struct) -> TokenStream {
                 let t = f.tagged;
                 let cx = tagged_cx(f);
                 let nd = non_default(f, quote!(__x));
+                let read = quote_spanned!(ty.span()=> <#ty as __kw::Field>::read(__r, #cx));
                 quote! {
                     #tag => {
                         if !#t.contains(__v) {
                             return ::core::result::Result::Err(__kw::tag_not_valid(__r, #tag, __v).in_field(#fname));
                         }
                         let __at = __r.position();
-                        let __x: #ty = <#ty as __kw::Field>::read(__r, #cx).map_err(|e| e.in_field(#fname))?;
+                        let __x: #ty = #read.map_err(|e| e.in_field(#fname))?;
                         if !#nd {
                             return ::core::result::Result::Err(__kw::tagged_default(__at).in_field(#fname));
                         }
@@ -224,11 +238,12 @@ pub fn generate(s: &Struct) -> TokenStream {
         let ignorable = f.ignorable;
         let flexible = opt(f.flexible.map(|r: Range| quote!(#r)));
         let fabout = &f.about;
+        let kafka_type = quote_spanned!(ty.span()=> <#ty as __kw::Field>::KAFKA_TYPE);
         quote! {
             __kw::FieldMeta {
                 rust_name: #rust_name,
                 name: #kname,
-                ty: <#ty as __kw::Field>::KAFKA_TYPE,
+                ty: #kafka_type,
                 versions: #versions,
                 nullable: #nullable,
                 tag: #tag,
@@ -372,17 +387,34 @@ fn opt(v: Option<TokenStream>) -> TokenStream {
 }
 
 /// On error, still emit the impls (with bodies that cannot run) so that users see the
-/// attribute errors, not a flood of "trait not implemented" errors at every use.
+/// attribute errors, not a flood of "trait not implemented" errors at every use: as a field,
+/// as `Option<…>`, as a message (`encode`, `META`) and, when declared, as an API message.
 pub fn fallback(input: &syn::DeriveInput) -> TokenStream {
     let ident = &input.ident;
-    if !matches!(input.data, syn::Data::Struct(_)) || !input.generics.params.is_empty() {
+    if !input.generics.params.is_empty() {
         return quote!();
     }
+    let loose = LooseAttrs::scan(&input.attrs);
+    let krate = loose
+        .krate
+        .unwrap_or_else(|| syn::parse_quote!(::kafka_wire));
+    let name = ident.to_string();
+    let api_impl = if loose.api {
+        quote! {
+            impl __kw::ApiMessage for #ident {
+                const API_KEY: i16 = 0;
+                const KIND: __kw::ApiKind = __kw::ApiKind::Request;
+            }
+        }
+    } else {
+        quote!()
+    };
     quote! {
         const _: () = {
-            use ::kafka_wire::__private as __kw;
+            use #krate::__private as __kw;
             impl __kw::Field for #ident {
-                const KAFKA_TYPE: __kw::KafkaType = __kw::KafkaType::Bool;
+                const KAFKA_TYPE: __kw::KafkaType =
+                    __kw::KafkaType::Struct(<Self as __kw::KafkaMessage>::meta);
                 fn write<__B: __kw::BufMut + ?Sized>(&self, _: &mut __B, _: __kw::Cx) -> ::core::result::Result<(), __kw::EncodeError> {
                     ::core::unreachable!()
                 }
@@ -391,9 +423,64 @@ pub fn fallback(input: &syn::DeriveInput) -> TokenStream {
                     ::core::unreachable!()
                 }
             }
+            impl __kw::NullableField for #ident {
+                fn write_nullable<__B: __kw::BufMut + ?Sized>(_: ::core::option::Option<&Self>, _: &mut __B, _: __kw::Cx) -> ::core::result::Result<(), __kw::EncodeError> {
+                    ::core::unreachable!()
+                }
+                fn size_nullable(_: ::core::option::Option<&Self>, _: __kw::Cx) -> usize { ::core::unreachable!() }
+                fn read_nullable(_: &mut __kw::Reader<'_>, _: __kw::Cx) -> ::core::result::Result<::core::option::Option<Self>, __kw::DecodeError> {
+                    ::core::unreachable!()
+                }
+            }
+            impl __kw::KafkaMessage for #ident {
+                const META: &'static __kw::StructMeta = &__kw::StructMeta {
+                    name: #name,
+                    versions: __kw::VersionRange::NONE,
+                    flexible: __kw::VersionRange::NONE,
+                    api: ::core::option::Option::None,
+                    about: "",
+                    fields: &[],
+                };
+            }
             impl ::core::default::Default for #ident {
                 fn default() -> Self { ::core::unreachable!() }
             }
+            #api_impl
         };
+    }
+}
+
+/// What the fallback needs from attributes that failed to parse: `crate = "…"` (so the impls
+/// name the right runtime) and whether `api_key`/`request`/`response` appear. Best effort:
+/// anything unreadable is skipped, its error is already reported.
+#[derive(Default)]
+struct LooseAttrs {
+    krate: Option<syn::Path>,
+    api: bool,
+}
+
+impl LooseAttrs {
+    fn scan(attrs: &[syn::Attribute]) -> Self {
+        let mut out = LooseAttrs::default();
+        for a in attrs.iter().filter(|a| a.path().is_ident("kafka")) {
+            let _ = a.parse_nested_meta(|m| {
+                if m.path.is_ident("crate") {
+                    if let Ok(s) = m.value().and_then(|v| v.parse::<syn::LitStr>()) {
+                        out.krate = s.parse().ok();
+                    }
+                } else if ["api_key", "request", "response"]
+                    .iter()
+                    .any(|k| m.path.is_ident(k))
+                {
+                    out.api = true;
+                }
+                // Skip any value, so that the keys after it are still seen.
+                if m.input.peek(syn::Token![=]) {
+                    let _ = m.value().and_then(|v| v.parse::<syn::Expr>());
+                }
+                Ok(())
+            });
+        }
+        out
     }
 }

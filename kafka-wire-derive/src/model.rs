@@ -141,9 +141,13 @@ pub struct Field {
     pub ident: syn::Ident,
     pub ty: syn::Type,
     pub name: String,
+    /// `name = "…"`'s literal, or the field's ident when the name is derived from it.
+    pub name_span: Span,
     pub versions: Range,
     pub nullable: Range,
     pub tag: Option<u32>,
+    /// Where `tag = N`'s value is, for the struct-wide tag checks (else the field's ident).
+    pub tag_span: Span,
     pub tagged: Range,
     pub default_text: Option<String>,
     /// The value of the declared (or implicit) default.
@@ -205,6 +209,7 @@ fn err(span: Span, msg: impl std::fmt::Display) -> darling::Error {
 
 impl Struct {
     pub fn from_input(input: &syn::DeriveInput) -> Result<Struct, darling::Error> {
+        check_shape(input)?;
         let attrs = StructAttrs::from_derive_input(input)?;
         let mut acc = darling::Error::accumulator();
 
@@ -319,6 +324,33 @@ impl Struct {
     }
 }
 
+/// Only structs with named fields, like Kafka's schemas. darling's own shape error would
+/// point at the derive's call site; these point at what to change.
+fn check_shape(input: &syn::DeriveInput) -> Result<(), darling::Error> {
+    let ident = &input.ident;
+    match &input.data {
+        syn::Data::Struct(s) => match &s.fields {
+            syn::Fields::Named(_) => Ok(()),
+            syn::Fields::Unnamed(f) => Err(err(
+                f.span(),
+                format!("`KafkaMessage` needs named fields, as in Kafka's schemas: write `struct {ident} {{ name: Type, … }}`, not a tuple struct"),
+            )),
+            syn::Fields::Unit => Err(err(
+                ident.span(),
+                format!("`KafkaMessage` needs a struct with braces: write `struct {ident} {{}}` for a struct with no fields"),
+            )),
+        },
+        syn::Data::Enum(e) => Err(err(
+            e.enum_token.span,
+            format!("`KafkaMessage` cannot be derived for an enum: Kafka structs are structs with named fields; to store `{ident}` as a Kafka integer, implement `kafka_wire::Field` for it by hand"),
+        )),
+        syn::Data::Union(u) => Err(err(
+            u.union_token.span,
+            "`KafkaMessage` cannot be derived for a union: Kafka structs are structs with named fields",
+        )),
+    }
+}
+
 /// `api_key` goes with exactly one of `request` / `response`, and they with it.
 fn check_api(attrs: &StructAttrs, acc: &mut darling::error::Accumulator) -> Option<(i16, bool)> {
     let (req, resp) = (attrs.request.is_present(), attrs.response.is_present());
@@ -330,9 +362,6 @@ fn check_api(attrs: &StructAttrs, acc: &mut darling::error::Accumulator) -> Opti
     }
     match &attrs.api_key {
         Some(key) => {
-            if **key < 0 {
-                acc.push(err(key.span(), "api_key cannot be negative"));
-            }
             if !req && !resp {
                 acc.push(err(
                     key.span(),
@@ -340,7 +369,7 @@ fn check_api(attrs: &StructAttrs, acc: &mut darling::error::Accumulator) -> Opti
                 ));
                 return None;
             }
-            Some((**key, req))
+            Some((key.0, req))
         }
         None => {
             for flag in [&attrs.request, &attrs.response] {
@@ -516,12 +545,14 @@ fn check_field(
     let default = build_default(f, &kind, option, nullable, versions, acc);
 
     Some(Field {
+        tag_span: span_of(&f.tag, ident.span()),
+        name_span: span_of(&f.name, ident.span()),
         ident,
         ty: f.ty.clone(),
         name,
         versions,
         nullable,
-        tag: f.tag.as_ref().map(|t| **t),
+        tag: f.tag.as_ref().map(|t| t.0),
         tagged: tagged.unwrap_or(Range::NONE),
         default_text: f.default.as_ref().map(|d| (**d).clone()),
         default,
@@ -750,7 +781,7 @@ fn check_tags(fields: &[Field], acc: &mut darling::error::Accumulator) {
 }
 
 fn tag_span(f: &Field) -> Span {
-    f.ident.span()
+    f.tag_span
 }
 
 /// Rule 38: field names are unique within a struct.
@@ -758,8 +789,11 @@ fn check_names(fields: &[Field], acc: &mut darling::error::Accumulator) {
     for (i, f) in fields.iter().enumerate() {
         if fields[..i].iter().any(|g| g.name == f.name) {
             acc.push(err(
-                f.ident.span(),
-                format!("duplicate Kafka field name {:?}", f.name),
+                f.name_span,
+                format!(
+                    "duplicate Kafka field name {:?}: another field of this struct already has it",
+                    f.name
+                ),
             ));
         }
     }
@@ -795,6 +829,60 @@ mod tests {
         assert!(parse_int("-0x1", 32, true).is_err());
         assert_eq!(parse_int("65535", 16, false), Ok(65535));
         assert!(parse_int("-1", 16, false).is_err());
+    }
+
+    fn messages(input: syn::DeriveInput) -> Vec<String> {
+        match Struct::from_input(&input) {
+            Ok(_) => Vec::new(),
+            Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn shapes_other_than_named_structs_are_one_error() {
+        for input in [
+            syn::parse_quote!(
+                #[kafka(versions = "0", flexible = "none")]
+                enum E {
+                    A,
+                }
+            ),
+            syn::parse_quote!(
+                #[kafka(versions = "0", flexible = "none")]
+                struct T(i16);
+            ),
+            syn::parse_quote!(
+                #[kafka(versions = "0", flexible = "none")]
+                struct U;
+            ),
+            syn::parse_quote!(#[kafka(versions = "0", flexible = "none")] union N { a: i16 }),
+        ] {
+            let m = messages(input);
+            assert_eq!(m.len(), 1, "{m:?}");
+            assert!(m[0].contains("`KafkaMessage`"), "{m:?}");
+        }
+    }
+
+    #[test]
+    fn integers_are_bare_literals() {
+        let m = messages(syn::parse_quote! {
+            #[kafka(api_key = "3", request, versions = "0-1", flexible = "none")]
+            struct S {
+                #[kafka(versions = "0+", tag = -1, tagged = "0+")]
+                a: i32,
+            }
+        });
+        assert!(m.iter().any(|e| e.contains("write `api_key = 3`")), "{m:?}");
+        assert!(
+            m.iter().any(|e| e.contains("`tag` cannot be negative")),
+            "{m:?}"
+        );
+        let m = messages(syn::parse_quote! {
+            #[kafka(versions = 5, flexible = "none")]
+            struct S {}
+        });
+        assert_eq!(m.len(), 1, "{m:?}");
+        assert!(m[0].contains("write \"5\""), "{m:?}");
     }
 
     #[test]

@@ -102,6 +102,36 @@ impl FromMeta for Range {
     fn from_string(value: &str) -> darling::Result<Self> {
         Range::parse(value).map_err(darling::Error::custom)
     }
+
+    // darling's default says "Unexpected type `int`": say what a range looks like instead.
+    fn from_expr(expr: &syn::Expr) -> darling::Result<Self> {
+        match expr {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => Self::from_string(&s.value()).map_err(|e| e.with_span(s)),
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(i),
+                ..
+            }) => Err(darling::Error::custom(format!(
+                "a version range is a string: write \"{0}\" for version {0} only, or \"{0}+\" for {0} and later",
+                i.base10_digits()
+            ))
+            .with_span(i)),
+            // Invisible groups come from attributes written by a `macro_rules!`.
+            syn::Expr::Group(g) => Self::from_expr(&g.expr),
+            _ => Err(darling::Error::custom(
+                "expected a version range string: \"none\", \"N+\", \"A-B\" or \"N\"",
+            )
+            .with_span(expr)),
+        }
+    }
+
+    fn from_word() -> darling::Result<Self> {
+        Err(darling::Error::custom(
+            "expected a version range: write `= \"N+\"`, `= \"A-B\"`, `= \"N\"` or `= \"none\"`",
+        ))
+    }
 }
 
 impl quote::ToTokens for Range {

@@ -51,6 +51,14 @@ impl Cx {
 ///
 /// `write` and `size` must agree: `size` is the exact number of bytes `write` puts.
 /// `read` must never panic and must not allocate more than the input can justify.
+// A friendlier error than "trait bound not satisfied" for the most common derive mistake; the
+// derive puts it on the field's type.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a field of a Kafka message: it implements no Kafka codec",
+    label = "not a Kafka type: `{Self}` does not implement `kafka_wire::Field`",
+    note = "Kafka types are bool, i8, i16, u16, i32, u32, i64, f64, Str (or String), Bytes, Uuid, Records, Vec<T> of a Kafka type, and structs with #[derive(KafkaMessage)]",
+    note = "for a type of your own (a newtype, an enum stored as an integer), implement `kafka_wire::Field` by delegating to one of these"
+)]
 pub trait Field: Sized {
     /// The Kafka type this Rust type encodes as.
     const KAFKA_TYPE: KafkaType;
@@ -67,6 +75,11 @@ pub trait Field: Sized {
 
 /// A [`Field`] that Kafka lets be null (string, bytes, records, array, struct), so that
 /// `Option<Self>` is a field too.
+#[diagnostic::on_unimplemented(
+    message = "`Option<{Self}>` is not a Kafka field: `{Self}` is not a nullable Kafka type",
+    label = "`{Self}` does not implement `kafka_wire::NullableField`",
+    note = "in Kafka only string, bytes, records, arrays and structs can be null: use `{Self}` without `Option`"
+)]
 pub trait NullableField: Field {
     /// Writes the value or the null marker.
     fn write_nullable<B: BufMut + ?Sized>(

@@ -68,16 +68,29 @@ pub fn write_tagged<T: Field, B: BufMut + ?Sized>(
     value: &T,
     cx: Cx,
 ) -> Result<(), EncodeError> {
-    put_uvarint(buf, tag);
-    put_uvarint(buf, value.size(cx) as u32);
+    put_tagged_header(buf, tag, value.size(cx));
     value.write(buf, cx)
 }
 
 /// The size of one known tagged field.
 #[inline]
 pub fn tagged_size<T: Field>(tag: u32, value: &T, cx: Cx) -> usize {
-    let n = value.size(cx);
-    uvarint_size(tag) + uvarint_size(n as u32) + n
+    tagged_entry_size(tag, value.size(cx))
+}
+
+/// A known tagged field's tag and payload size. The derive calls this and `Field::write`
+/// itself, rather than the generic `write_tagged`, so that a field type with no codec is one
+/// error on the type instead of one per generic helper.
+#[inline]
+pub fn put_tagged_header<B: BufMut + ?Sized>(buf: &mut B, tag: u32, size: usize) {
+    put_uvarint(buf, tag);
+    put_uvarint(buf, size as u32);
+}
+
+/// The size of a known tagged field whose payload is `size` bytes.
+#[inline]
+pub fn tagged_entry_size(tag: u32, size: usize) -> usize {
+    uvarint_size(tag) + uvarint_size(size as u32) + size
 }
 
 /// Checks the unknown tagged fields can be written: strictly ascending, none reusing a
