@@ -1,0 +1,10 @@
+use kafka_wire::KafkaMessage;
+
+#[derive(KafkaMessage)]
+#[kafka(versions = "0-9", flexible = "none")]
+struct Produce {
+    #[kafka(versions = "0+", nullable = "3+", default = "null")]
+    transactional_id: Option<kafka_wire::Str>,
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use kafka_wire::KafkaMessage;
+
+#[derive(KafkaMessage)]
+#[kafka(versions = "0-9", flexible = "none")]
+struct Produce {
+    #[kafka(versions = "0+", default = "0xffff")]
+    acks: i16,
+}
+
+fn main() {}
