@@ -6,6 +6,8 @@
 
 mod attr;
 mod codegen;
+#[cfg(test)]
+mod expand_tests;
 mod model;
 mod range;
 
