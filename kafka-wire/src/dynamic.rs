@@ -1,0 +1,1169 @@
+//! A codec driven by the static metadata of derived structs ([`StructMeta`]) instead of by
+//! their Rust types (feature `json`).
+//!
+//! It reads and writes the same bytes as the typed codec, by the same rules (versions,
+//! mandatory and tagged fields, nullability, field-level flexible overrides, compact or
+//! classic prefixes, tagged sections with known tags first then unknown ones), and fails with
+//! the same errors at the same offsets and field paths. On top of that it can record what it
+//! read as a tree of [`Node`]s (names, types, values, byte offsets and sizes), which is what
+//! `kwire dump` prints, and it can build the "smallest legal instance" of any struct.
+//!
+//! ```
+//! use kafka_wire::dynamic::{self, StructValue};
+//! use kafka_wire::{KafkaMessage, RequestHeader};
+//!
+//! let h = RequestHeader::new(18, 3, 7, Some("me".into()));
+//! let bytes = h.encode_to_vec(2).unwrap();
+//! let v = dynamic::decode(RequestHeader::META, &bytes.clone().into(), 2).unwrap();
+//! assert_eq!(dynamic::encode(&v, 2).unwrap(), bytes);
+//! assert_eq!(StructValue::sample(RequestHeader::META, 2).fields.len(), 4);
+//! ```
+
+use core::fmt;
+
+use bytes::{BufMut, Bytes};
+
+use crate::__private::{
+    absent_field, check_read_version, check_unknown_tagged, check_write_version, put_struct_marker,
+    read_struct_marker, tag_not_valid, tagged_cx, tagged_default,
+};
+use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
+use crate::field::{Cx, Field};
+use crate::frame::{frame_len, peek_request, DEFAULT_MAX_FRAME_SIZE};
+use crate::header::{RequestHeader, ResponseHeader};
+use crate::message::{request_header_version, response_header_version, KafkaMessage};
+use crate::meta::{ApiKind, FieldMeta, KafkaType, StructMeta};
+use crate::primitives::put_uvarint;
+use crate::types::{Records, Str, UnknownTaggedFields, Uuid};
+use crate::{Reader, Version};
+
+/// The Rust name of the field that holds a struct's unknown tagged fields, as error paths
+/// name it (the derive does not record it; every struct in this workspace uses this name).
+const UNKNOWN_FIELD: &str = "unknown_tagged_fields";
+
+/// One value of a Kafka type, as the dynamic codec holds it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// Null (a nullable string, bytes, records, array or struct).
+    Null,
+    /// `bool`
+    Bool(bool),
+    /// `int8`
+    Int8(i8),
+    /// `int16`
+    Int16(i16),
+    /// `uint16`
+    Uint16(u16),
+    /// `int32`
+    Int32(i32),
+    /// `uint32`
+    Uint32(u32),
+    /// `int64`
+    Int64(i64),
+    /// `float64`
+    Float64(f64),
+    /// `string`
+    String(Str),
+    /// `bytes`
+    Bytes(Bytes),
+    /// `uuid`
+    Uuid(Uuid),
+    /// `records`, as raw bytes.
+    Records(Bytes),
+    /// `[]T`
+    Array(Vec<Value>),
+    /// A struct.
+    Struct(StructValue),
+}
+
+/// A struct value: one [`Value`] per declared field (in [`StructMeta::fields`] order, fields
+/// absent at the version included with their defaults, like the typed struct), plus the
+/// tagged fields the struct does not declare.
+#[derive(Clone)]
+pub struct StructValue {
+    /// The struct's description.
+    pub meta: &'static StructMeta,
+    /// One value per entry of `meta.fields`.
+    pub fields: Vec<Value>,
+    /// Tagged fields the struct does not declare, kept for re-encoding.
+    pub unknown: UnknownTaggedFields,
+}
+
+impl PartialEq for StructValue {
+    fn eq(&self, other: &Self) -> bool {
+        // Names identify structs within a message (as `KafkaType`'s equality assumes).
+        self.meta.name == other.meta.name
+            && self.fields == other.fields
+            && self.unknown == other.unknown
+    }
+}
+
+impl fmt::Debug for StructValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct(self.meta.name);
+        for (m, v) in self.meta.fields.iter().zip(&self.fields) {
+            d.field(m.rust_name, v);
+        }
+        if !self.unknown.is_empty() {
+            d.field(UNKNOWN_FIELD, &self.unknown);
+        }
+        d.finish()
+    }
+}
+
+impl StructValue {
+    /// The struct with every field at its default, as `Default::default()` of the typed struct.
+    pub fn default_of(meta: &'static StructMeta) -> Self {
+        StructValue {
+            meta,
+            fields: meta.fields.iter().map(default_value).collect(),
+            unknown: UnknownTaggedFields::new(),
+        }
+    }
+
+    /// The smallest legal instance at `version`: numbers zero, strings and bytes empty (not
+    /// null), every array with exactly one element, records one empty RecordBatch v2.
+    ///
+    /// Fields the version does not have, and tagged fields, keep their defaults (so nothing
+    /// is written for them).
+    pub fn sample(meta: &'static StructMeta, version: Version) -> Self {
+        StructValue {
+            meta,
+            fields: meta
+                .fields
+                .iter()
+                .map(|f| {
+                    if f.mandatory().contains(version) {
+                        sample_value(&f.ty, version)
+                    } else {
+                        default_value(f)
+                    }
+                })
+                .collect(),
+            unknown: UnknownTaggedFields::new(),
+        }
+    }
+
+    /// The value of the field with Kafka name `name`.
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        let i = self.meta.fields.iter().position(|f| f.name == name)?;
+        self.fields.get(i)
+    }
+
+    /// Mutable access to the value of the field with Rust name `name`.
+    pub fn get_rust_mut(&mut self, name: &str) -> Option<&mut Value> {
+        let i = self.meta.fields.iter().position(|f| f.rust_name == name)?;
+        self.fields.get_mut(i)
+    }
+
+    /// Mutable access to the value of the field with Kafka name `name`.
+    pub fn get_mut(&mut self, name: &str) -> Option<&mut Value> {
+        let i = self.meta.fields.iter().position(|f| f.name == name)?;
+        self.fields.get_mut(i)
+    }
+}
+
+/// The value a type takes when nothing is declared (KAFKA-RULES rule 20), never null.
+pub fn implicit_default(ty: &KafkaType) -> Value {
+    match ty {
+        KafkaType::Bool => Value::Bool(false),
+        KafkaType::Int8 => Value::Int8(0),
+        KafkaType::Int16 => Value::Int16(0),
+        KafkaType::Uint16 => Value::Uint16(0),
+        KafkaType::Int32 => Value::Int32(0),
+        KafkaType::Uint32 => Value::Uint32(0),
+        KafkaType::Int64 => Value::Int64(0),
+        KafkaType::Float64 => Value::Float64(0.0),
+        KafkaType::String => Value::String(Str::new()),
+        KafkaType::Bytes => Value::Bytes(Bytes::new()),
+        KafkaType::Uuid => Value::Uuid(Uuid::ZERO),
+        KafkaType::Records => Value::Records(Bytes::new()),
+        KafkaType::Array(_) => Value::Array(Vec::new()),
+        KafkaType::Struct(m) => Value::Struct(StructValue::default_of(m())),
+    }
+}
+
+/// A field's default, exactly as the derive computes it: the declared `default` text parsed
+/// for the field's type, `"null"` as null, records in a nullable field as null, otherwise
+/// the type's implicit default.
+pub fn default_value(f: &FieldMeta) -> Value {
+    let nullable = !f.nullable.is_empty();
+    match f.default {
+        Some("null") => Value::Null,
+        None if nullable && matches!(f.ty, KafkaType::Records) => Value::Null,
+        None => implicit_default(&f.ty),
+        // The derive validated the text at compile time; a text it accepted always parses.
+        Some(text) => parse_default(&f.ty, text).unwrap_or_else(|| implicit_default(&f.ty)),
+    }
+}
+
+fn parse_int(text: &str) -> Option<i128> {
+    let (neg, body) = match text.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, text),
+    };
+    let v = match body.strip_prefix("0x") {
+        Some(hex) => i128::from_str_radix(hex, 16).ok()?,
+        None => body.parse::<i128>().ok()?,
+    };
+    Some(if neg { -v } else { v })
+}
+
+fn parse_default(ty: &KafkaType, text: &str) -> Option<Value> {
+    Some(match ty {
+        KafkaType::Bool => Value::Bool(text.eq_ignore_ascii_case("true")),
+        KafkaType::Int8 => Value::Int8(parse_int(text)?.try_into().ok()?),
+        KafkaType::Int16 => Value::Int16(parse_int(text)?.try_into().ok()?),
+        KafkaType::Uint16 => Value::Uint16(parse_int(text)?.try_into().ok()?),
+        KafkaType::Int32 => Value::Int32(parse_int(text)?.try_into().ok()?),
+        KafkaType::Uint32 => Value::Uint32(parse_int(text)?.try_into().ok()?),
+        KafkaType::Int64 => Value::Int64(parse_int(text)?.try_into().ok()?),
+        KafkaType::Float64 => Value::Float64(text.trim().parse().ok()?),
+        KafkaType::String => Value::String(Str::from(text.to_owned())),
+        KafkaType::Uuid => Value::Uuid(text.parse().ok()?),
+        _ => return None,
+    })
+}
+
+/// The smallest legal value of a type at `version` (see [`StructValue::sample`]).
+pub fn sample_value(ty: &KafkaType, version: Version) -> Value {
+    match ty {
+        KafkaType::Records => Value::Records(Bytes::from(empty_record_batch())),
+        KafkaType::Array(t) => Value::Array(vec![sample_value(t, version)]),
+        KafkaType::Struct(m) => Value::Struct(StructValue::sample(m(), version)),
+        t => implicit_default(t),
+    }
+}
+
+/// One empty RecordBatch v2 (61 bytes): every number zero, magic 2, no record, and the
+/// CRC-32C of the bytes after the CRC field.
+pub fn empty_record_batch() -> Vec<u8> {
+    let mut b = Vec::with_capacity(61);
+    b.put_i64(0); // baseOffset
+    b.put_i32(49); // batchLength: bytes after this field
+    b.put_i32(0); // partitionLeaderEpoch
+    b.put_i8(2); // magic
+    b.put_u32(0); // crc, patched below
+    b.put_i16(0); // attributes
+    b.put_i32(0); // lastOffsetDelta
+    b.put_i64(0); // baseTimestamp
+    b.put_i64(0); // maxTimestamp
+    b.put_i64(0); // producerId
+    b.put_i16(0); // producerEpoch
+    b.put_i32(0); // baseSequence
+    b.put_i32(0); // records count
+    let crc = crc32c(b.get(21..).unwrap_or_default());
+    if let Some(slot) = b.get_mut(17..21) {
+        slot.copy_from_slice(&crc.to_be_bytes());
+    }
+    b
+}
+
+fn crc32c(data: &[u8]) -> u32 {
+    // Bitwise Castagnoli: 61-byte batches do not need a table.
+    let mut crc = !0u32;
+    for &byte in data {
+        crc ^= u32::from(byte);
+        for _ in 0..8 {
+            let mask = (crc & 1).wrapping_neg();
+            crc = (crc >> 1) ^ (0x82f6_3b78 & mask);
+        }
+    }
+    !crc
+}
+
+// ---- trace --------------------------------------------------------------------------------
+
+/// One node of a decoded object tree: a frame part, a struct, a field, a length prefix or a
+/// tagged-field count.
+#[derive(Debug, Clone, Default)]
+pub struct Node {
+    /// What it is: a field's Kafka name, `length`, `tagged_fields`, `Topic[0]`…
+    pub name: String,
+    /// Its type (`int32`, `[]Topic`, `uvarint`, `struct`…), empty for a frame part.
+    pub ty: String,
+    /// Its value as text (`0`, `"" (compact, len+1=1)`, `1 element`), empty when none.
+    pub value: String,
+    /// Offset of its first byte in the decoded buffer.
+    pub offset: usize,
+    /// Its size in bytes.
+    pub size: usize,
+    /// The field's description (its doc comment), or what a structural node is.
+    pub about: String,
+    /// The declared field this node shows, if any.
+    pub field: Option<&'static FieldMeta>,
+    /// Why decoding stopped here, on the innermost node being read when it failed.
+    pub error: Option<String>,
+    /// Its parts, in wire order.
+    pub children: Vec<Node>,
+}
+
+impl Node {
+    /// A node with a name, type and offset; the rest empty.
+    pub fn new(name: impl Into<String>, ty: impl Into<String>, offset: usize) -> Self {
+        Node {
+            name: name.into(),
+            ty: ty.into(),
+            offset,
+            ..Node::default()
+        }
+    }
+}
+
+/// Records the nodes a decode reads; after a failure it still holds every node read so far,
+/// with the error on the node that failed.
+#[derive(Debug, Default)]
+pub struct Trace {
+    // Open nodes, outermost first; closed nodes are moved into their parent's children.
+    stack: Vec<Node>,
+    roots: Vec<Node>,
+}
+
+impl Trace {
+    /// An empty trace.
+    pub fn new() -> Self {
+        Trace::default()
+    }
+
+    /// Opens a node: what is read next, until [`close`](Self::close), is part of it.
+    pub fn open(&mut self, node: Node) {
+        self.stack.push(node);
+    }
+
+    /// Mutable access to the innermost open node.
+    pub fn top(&mut self) -> Option<&mut Node> {
+        self.stack.last_mut()
+    }
+
+    /// Closes the innermost open node, which ends at byte `end`.
+    pub fn close(&mut self, end: usize) {
+        if let Some(mut n) = self.stack.pop() {
+            n.size = end.saturating_sub(n.offset);
+            self.push_closed(n);
+        }
+    }
+
+    /// Adds a complete node to the innermost open node.
+    pub fn leaf(&mut self, node: Node) {
+        self.push_closed(node);
+    }
+
+    fn push_closed(&mut self, n: Node) {
+        match self.stack.last_mut() {
+            Some(p) => p.children.push(n),
+            None => self.roots.push(n),
+        }
+    }
+
+    /// After a failure at byte `end`: puts `error` on the innermost open node and closes
+    /// every open node.
+    pub fn fail(&mut self, end: usize, error: String) {
+        if let Some(n) = self.stack.last_mut() {
+            n.error = Some(error);
+        }
+        while !self.stack.is_empty() {
+            self.close(end);
+        }
+    }
+
+    /// The closed top-level nodes.
+    pub fn into_roots(mut self) -> Vec<Node> {
+        while !self.stack.is_empty() {
+            let end = self.stack.last().map_or(0, |n| n.offset);
+            self.close(end);
+        }
+        self.roots
+    }
+}
+
+/// Formats a UUID as the object trees show it: 32 hex digits in 8-4-4-4-12 groups.
+pub fn uuid_hex(u: &Uuid) -> String {
+    let h: String = u.as_bytes().iter().map(|b| format!("{b:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        h.get(0..8).unwrap_or_default(),
+        h.get(8..12).unwrap_or_default(),
+        h.get(12..16).unwrap_or_default(),
+        h.get(16..20).unwrap_or_default(),
+        h.get(20..32).unwrap_or_default()
+    )
+}
+
+fn prefix_note(len: Option<usize>, cx: Cx, classic_kind: &str) -> String {
+    match (cx.compact, len) {
+        (true, Some(n)) => format!("(compact, len+1={})", n + 1),
+        (true, None) => "(compact, 0)".to_owned(),
+        (false, Some(n)) => format!("({classic_kind} len={n})"),
+        (false, None) => format!("({classic_kind} len=-1)"),
+    }
+}
+
+fn bytes_text(b: &[u8]) -> String {
+    const MAX: usize = 32;
+    let hex: String = b.iter().take(MAX).map(|x| format!("{x:02x}")).collect();
+    if b.len() > MAX {
+        format!("0x{hex}… ({} bytes)", b.len())
+    } else {
+        format!("0x{hex}")
+    }
+}
+
+/// The text a leaf value shows in a tree (`0`, `"abc" (compact, len+1=4)`, `null`).
+pub fn value_text(v: &Value, cx: Cx) -> String {
+    match v {
+        Value::Null => match cx.compact {
+            true => "null (compact, 0)".to_owned(),
+            false => "null".to_owned(),
+        },
+        Value::Bool(b) => b.to_string(),
+        Value::Int8(n) => n.to_string(),
+        Value::Int16(n) => n.to_string(),
+        Value::Uint16(n) => n.to_string(),
+        Value::Int32(n) => n.to_string(),
+        Value::Uint32(n) => n.to_string(),
+        Value::Int64(n) => n.to_string(),
+        Value::Float64(n) => n.to_string(),
+        Value::String(s) => format!(
+            "{:?} {}",
+            s.as_str(),
+            prefix_note(Some(s.len()), cx, "int16")
+        ),
+        Value::Bytes(b) | Value::Records(b) => {
+            format!(
+                "{} {}",
+                bytes_text(b),
+                prefix_note(Some(b.len()), cx, "int32")
+            )
+        }
+        Value::Uuid(u) => uuid_hex(u),
+        Value::Array(a) => match a.len() {
+            1 => "1 element".to_owned(),
+            n => format!("{n} elements"),
+        },
+        Value::Struct(_) => "struct".to_owned(),
+    }
+}
+
+// ---- decode -------------------------------------------------------------------------------
+
+/// Decodes a struct at `version` from the whole of `buf` (bytes left over are an error), as
+/// [`KafkaMessage::decode_exact`] does.
+pub fn decode(
+    meta: &'static StructMeta,
+    buf: &Bytes,
+    version: Version,
+) -> Result<StructValue, DecodeError> {
+    let mut r = Reader::new(buf);
+    let v = decode_from(meta, &mut r, version, None)?;
+    if !r.is_empty() {
+        return Err(r.error(DecodeErrorKind::TrailingBytes(r.remaining())));
+    }
+    Ok(v)
+}
+
+/// Decodes a struct at `version` from the reader's position, as [`KafkaMessage::decode`]
+/// does, recording nodes into `trace` if given (the struct's fields become children of the
+/// trace's innermost open node).
+pub fn decode_from(
+    meta: &'static StructMeta,
+    r: &mut Reader<'_>,
+    version: Version,
+    trace: Option<&mut Trace>,
+) -> Result<StructValue, DecodeError> {
+    let mut d = Dec { r, trace };
+    let res = d.read_struct(meta, Cx::new(version));
+    match res {
+        Ok(v) => Ok(v),
+        Err(e) => {
+            let end = d.r.position();
+            if let Some(t) = d.trace.as_deref_mut() {
+                t.fail(end, e.to_string());
+            }
+            Err(e.in_root(meta.name))
+        }
+    }
+}
+
+struct Dec<'r, 'a, 't> {
+    r: &'r mut Reader<'a>,
+    trace: Option<&'t mut Trace>,
+}
+
+fn field_cx(meta: &StructMeta, f: &FieldMeta, v: Version) -> Cx {
+    let flex = meta.flexible.contains(v);
+    Cx {
+        version: v,
+        compact: flex && f.flexible.is_none_or(|r| r.contains(v)),
+        nullable: f.nullable.contains(v),
+        tagged: false,
+    }
+}
+
+impl Dec<'_, '_, '_> {
+    fn open(&mut self, node: impl FnOnce() -> Node) {
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.open(node());
+        }
+    }
+
+    fn close(&mut self, value: impl FnOnce() -> String) {
+        let end = self.r.position();
+        if let Some(t) = self.trace.as_deref_mut() {
+            if let Some(n) = t.top() {
+                if n.value.is_empty() {
+                    n.value = value();
+                }
+            }
+            t.close(end);
+        }
+    }
+
+    fn read_struct(
+        &mut self,
+        meta: &'static StructMeta,
+        cx: Cx,
+    ) -> Result<StructValue, DecodeError> {
+        let v = cx.version;
+        check_read_version(meta.name, meta.versions, v, self.r)?;
+        let flex = meta.flexible.contains(v);
+        let mut out = StructValue::default_of(meta);
+        for (f, slot) in meta.fields.iter().zip(out.fields.iter_mut()) {
+            if !f.mandatory().contains(v) {
+                continue;
+            }
+            let fcx = field_cx(meta, f, v);
+            let at = self.r.position();
+            self.open(|| field_node(f, at));
+            let val = self
+                .read_value(&f.ty, fcx)
+                .map_err(|e| e.in_field(f.rust_name))?;
+            self.close(|| value_text(&val, fcx));
+            *slot = val;
+        }
+        if flex {
+            self.read_tagged(meta, &mut out, v)?;
+        }
+        Ok(out)
+    }
+
+    /// Mirrors `__private::read_tagged_section` and the derive's match on known tags.
+    fn read_tagged(
+        &mut self,
+        meta: &'static StructMeta,
+        out: &mut StructValue,
+        v: Version,
+    ) -> Result<(), DecodeError> {
+        let count_at = self.r.position();
+        self.open(|| {
+            let mut n = Node::new("tagged_fields", "uvarint", count_at);
+            n.about = "number of tagged fields in this struct".to_owned();
+            n
+        });
+        let count = self.r.read_uvarint()? as usize;
+        if let Some(t) = self.trace.as_deref_mut() {
+            if let Some(n) = t.top() {
+                n.value = count.to_string();
+            }
+        }
+        if count > self.r.remaining() / 2 {
+            return Err(DecodeError::new(
+                DecodeErrorKind::LengthExceedsInput {
+                    declared: count as u64,
+                    remaining: self.r.remaining(),
+                },
+                count_at,
+            ));
+        }
+        let mut prev: Option<u32> = None;
+        for _ in 0..count {
+            let tag_at = self.r.position();
+            self.open(|| Node::new(String::new(), String::new(), tag_at));
+            let tag = self.r.read_uvarint()?;
+            if let Some(previous) = prev {
+                if tag <= previous {
+                    return Err(DecodeError::new(
+                        DecodeErrorKind::UnorderedTag { tag, previous },
+                        tag_at,
+                    ));
+                }
+            }
+            prev = Some(tag);
+            let size_at = self.r.position();
+            let size = self.r.read_uvarint()? as usize;
+            if size > self.r.remaining() {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::LengthExceedsInput {
+                        declared: size as u64,
+                        remaining: self.r.remaining(),
+                    },
+                    size_at,
+                ));
+            }
+            let payload_at = self.r.position();
+            let known = meta
+                .fields
+                .iter()
+                .zip(out.fields.iter_mut())
+                .find(|(f, _)| f.tag == Some(tag));
+            match known {
+                Some((f, slot)) => {
+                    if let Some(t) = self.trace.as_deref_mut() {
+                        if let Some(n) = t.top() {
+                            n.name = f.name.to_owned();
+                            n.ty = f.ty.to_string();
+                            n.about = f.about.to_owned();
+                            n.field = Some(f);
+                        }
+                    }
+                    if !f.tagged.contains(v) {
+                        return Err(tag_not_valid(self.r, tag, v).in_field(f.rust_name));
+                    }
+                    let tcx = tagged_cx(v, f.nullable.contains(v));
+                    let x = self
+                        .read_value(&f.ty, tcx)
+                        .map_err(|e| e.in_field(f.rust_name))?;
+                    if x == default_value(f) {
+                        return Err(tagged_default(payload_at).in_field(f.rust_name));
+                    }
+                    let used = self.r.position() - payload_at;
+                    if used != size {
+                        return Err(DecodeError::new(
+                            DecodeErrorKind::TaggedSizeMismatch {
+                                tag,
+                                declared: size as u64,
+                                actual: used,
+                            },
+                            payload_at,
+                        ));
+                    }
+                    let text = format!("{} (tag {tag}, size {size})", value_text(&x, tcx));
+                    self.close(|| text);
+                    *slot = x;
+                }
+                None => {
+                    let data = self.r.read_bytes(size)?;
+                    if let Some(t) = self.trace.as_deref_mut() {
+                        if let Some(n) = t.top() {
+                            n.name = format!("unknown_tag_{tag}");
+                            n.ty = "bytes".to_owned();
+                            n.about = "a tagged field this struct does not declare".to_owned();
+                        }
+                    }
+                    let text = format!("{} (tag {tag}, size {size})", bytes_text(&data));
+                    self.close(|| text);
+                    out.unknown.push(tag, data);
+                }
+            }
+        }
+        self.close(String::new);
+        Ok(())
+    }
+
+    fn read_value(&mut self, ty: &KafkaType, cx: Cx) -> Result<Value, DecodeError> {
+        let r = &mut *self.r;
+        Ok(match ty {
+            KafkaType::Bool => Value::Bool(bool::read(r, cx)?),
+            KafkaType::Int8 => Value::Int8(r.read_i8()?),
+            KafkaType::Int16 => Value::Int16(r.read_i16()?),
+            KafkaType::Uint16 => Value::Uint16(r.read_u16()?),
+            KafkaType::Int32 => Value::Int32(r.read_i32()?),
+            KafkaType::Uint32 => Value::Uint32(r.read_u32()?),
+            KafkaType::Int64 => Value::Int64(r.read_i64()?),
+            KafkaType::Float64 => Value::Float64(r.read_f64()?),
+            KafkaType::Uuid => Value::Uuid(Uuid::read(r, cx)?),
+            // `Option<T>::read` rejects null unless `cx.nullable`, as `T::read` does.
+            KafkaType::String => Option::<Str>::read(r, cx)?.map_or(Value::Null, Value::String),
+            KafkaType::Bytes => Option::<Bytes>::read(r, cx)?.map_or(Value::Null, Value::Bytes),
+            KafkaType::Records => {
+                Option::<Records>::read(r, cx)?.map_or(Value::Null, |x| Value::Records(x.0))
+            }
+            KafkaType::Array(t) => self.read_array(t, cx)?,
+            KafkaType::Struct(m) => {
+                if cx.nullable && !read_struct_marker(r, cx)? {
+                    return Ok(Value::Null);
+                }
+                Value::Struct(self.read_struct(m(), cx)?)
+            }
+        })
+    }
+
+    fn read_array(&mut self, elem: &'static KafkaType, cx: Cx) -> Result<Value, DecodeError> {
+        let at = self.r.position();
+        self.open(|| {
+            let mut n = Node::new("length", if cx.compact { "uvarint" } else { "int32" }, at);
+            n.about = "number of elements that follow".to_owned();
+            n
+        });
+        let len = read_array_prefix(self.r, cx.compact)?;
+        self.close(|| match (cx.compact, len) {
+            (true, Some(n)) => format!("{} (compact, n+1)", n + 1),
+            (true, None) => "0 (compact, null)".to_owned(),
+            (false, Some(n)) => n.to_string(),
+            (false, None) => "-1 (null)".to_owned(),
+        });
+        let Some(n) = len else {
+            if !cx.nullable {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::UnexpectedNull {
+                        version: cx.version,
+                    },
+                    at,
+                ));
+            }
+            return Ok(Value::Null);
+        };
+        let ecx = cx.element();
+        let mut out = Vec::with_capacity(n);
+        for i in 0..n {
+            let eat = self.r.position();
+            self.open(|| {
+                let t = elem.to_string();
+                Node::new(format!("{t}[{i}]"), t, eat)
+            });
+            let x = self.read_value(elem, ecx).map_err(|e| e.at_index(i))?;
+            self.close(|| value_text(&x, ecx));
+            out.push(x);
+        }
+        Ok(Value::Array(out))
+    }
+}
+
+fn field_node(f: &'static FieldMeta, at: usize) -> Node {
+    let mut n = Node::new(f.name, f.ty.to_string(), at);
+    n.about = f.about.to_owned();
+    n.field = Some(f);
+    n
+}
+
+/// An int32 (classic) or uvarint (compact) element count; `None` is null. Mirrors the
+/// runtime's array prefix checks: below -1 is an error, and so is a count above what remains.
+fn read_array_prefix(r: &mut Reader<'_>, compact: bool) -> Result<Option<usize>, DecodeError> {
+    let start = r.position();
+    let len: i64 = if compact {
+        match r.read_uvarint()? {
+            0 => return Ok(None),
+            n => i64::from(n) - 1,
+        }
+    } else {
+        match r.read_i32()? {
+            -1 => return Ok(None),
+            n => i64::from(n),
+        }
+    };
+    if len < 0 {
+        return Err(DecodeError::new(
+            DecodeErrorKind::NegativeLength(len),
+            start,
+        ));
+    }
+    if len as u64 > r.remaining() as u64 {
+        return Err(DecodeError::new(
+            DecodeErrorKind::LengthExceedsInput {
+                declared: len as u64,
+                remaining: r.remaining(),
+            },
+            start,
+        ));
+    }
+    Ok(Some(len as usize))
+}
+
+// ---- encode -------------------------------------------------------------------------------
+
+/// Encodes a struct at `version`, as [`KafkaMessage::encode`] would encode the typed struct.
+pub fn encode(v: &StructValue, version: Version) -> Result<Vec<u8>, EncodeError> {
+    let mut out = Vec::new();
+    encode_into(v, version, &mut out).map_err(|e| e.in_root(v.meta.name))?;
+    Ok(out)
+}
+
+fn encode_into(v: &StructValue, version: Version, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+    write_struct(v, Cx::new(version), out)
+}
+
+fn mismatch() -> EncodeError {
+    EncodeError::new(EncodeErrorKind::InvalidValue(
+        "value does not match the field's Kafka type",
+    ))
+}
+
+fn write_struct(s: &StructValue, cx: Cx, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+    let meta = s.meta;
+    let v = cx.version;
+    check_write_version(meta.name, meta.versions, v)?;
+    if s.fields.len() != meta.fields.len() {
+        return Err(mismatch());
+    }
+    let flex = meta.flexible.contains(v);
+    for (f, val) in meta.fields.iter().zip(&s.fields) {
+        if f.mandatory().contains(v) {
+            write_value(&f.ty, val, field_cx(meta, f, v), out)
+                .map_err(|e| e.in_field(f.rust_name))?;
+        } else if !f.ignorable && !f.versions.contains(v) && *val != default_value(f) {
+            // KAFKA-RULES rule 23, as the derive checks it.
+            return Err(absent_field(f.rust_name, v));
+        }
+    }
+    let mut tagged: Vec<(&FieldMeta, &Value)> = meta
+        .fields
+        .iter()
+        .zip(&s.fields)
+        .filter(|(f, _)| f.tag.is_some())
+        .collect();
+    tagged.sort_by_key(|(f, _)| f.tag);
+    let declared: Vec<u32> = tagged.iter().filter_map(|(f, _)| f.tag).collect();
+    check_unknown_tagged(&s.unknown, flex, v, &declared).map_err(|e| e.in_field(UNKNOWN_FIELD))?;
+    if flex {
+        let present: Vec<(&FieldMeta, &Value)> = tagged
+            .into_iter()
+            .filter(|(f, val)| f.tagged.contains(v) && **val != default_value(f))
+            .collect();
+        put_uvarint(out, (present.len() + s.unknown.len()) as u32);
+        for (f, val) in present {
+            let mut payload = Vec::new();
+            let tcx = tagged_cx(v, f.nullable.contains(v));
+            write_value(&f.ty, val, tcx, &mut payload).map_err(|e| e.in_field(f.rust_name))?;
+            put_uvarint(out, f.tag.unwrap_or_default());
+            put_uvarint(out, payload.len() as u32);
+            out.extend_from_slice(&payload);
+        }
+        for raw in &s.unknown {
+            put_uvarint(out, raw.tag);
+            put_uvarint(out, raw.data.len() as u32);
+            out.extend_from_slice(&raw.data);
+        }
+    }
+    Ok(())
+}
+
+fn write_value(ty: &KafkaType, val: &Value, cx: Cx, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+    match (ty, val) {
+        (_, Value::Null) => {
+            if !ty.can_be_nullable() {
+                return Err(mismatch());
+            }
+            if !cx.nullable {
+                return Err(EncodeError::new(EncodeErrorKind::NullNotAllowed {
+                    version: cx.version,
+                }));
+            }
+            match ty {
+                KafkaType::String => None::<Str>.write(out, cx),
+                KafkaType::Struct(_) => {
+                    put_struct_marker(out, false, cx);
+                    Ok(())
+                }
+                // bytes, records and arrays share the int32 / uvarint null marker.
+                _ => None::<Bytes>.write(out, cx),
+            }
+        }
+        (KafkaType::Bool, Value::Bool(x)) => x.write(out, cx),
+        (KafkaType::Int8, Value::Int8(x)) => x.write(out, cx),
+        (KafkaType::Int16, Value::Int16(x)) => x.write(out, cx),
+        (KafkaType::Uint16, Value::Uint16(x)) => x.write(out, cx),
+        (KafkaType::Int32, Value::Int32(x)) => x.write(out, cx),
+        (KafkaType::Uint32, Value::Uint32(x)) => x.write(out, cx),
+        (KafkaType::Int64, Value::Int64(x)) => x.write(out, cx),
+        (KafkaType::Float64, Value::Float64(x)) => x.write(out, cx),
+        (KafkaType::Uuid, Value::Uuid(x)) => x.write(out, cx),
+        (KafkaType::String, Value::String(x)) => x.write(out, cx),
+        (KafkaType::Bytes, Value::Bytes(x)) | (KafkaType::Records, Value::Records(x)) => {
+            x.write(out, cx)
+        }
+        (KafkaType::Array(t), Value::Array(items)) => {
+            write_array_prefix(out, items.len(), cx.compact)?;
+            let ecx = cx.element();
+            for (i, item) in items.iter().enumerate() {
+                write_value(t, item, ecx, out).map_err(|e| e.at_index(i))?;
+            }
+            Ok(())
+        }
+        (KafkaType::Struct(m), Value::Struct(s)) => {
+            if s.meta.name != m().name {
+                return Err(mismatch());
+            }
+            if cx.nullable {
+                put_struct_marker(out, true, cx);
+            }
+            write_struct(s, cx, out)
+        }
+        _ => Err(mismatch()),
+    }
+}
+
+fn write_array_prefix(out: &mut Vec<u8>, n: usize, compact: bool) -> Result<(), EncodeError> {
+    // Compact lengths are uvarint(n + 1) read into a Java int: n + 1 must stay below 2^31.
+    if n > i32::MAX as usize - usize::from(compact) {
+        return Err(EncodeError::new(EncodeErrorKind::LengthTooLarge(n)));
+    }
+    if compact {
+        put_uvarint(out, n as u32 + 1);
+    } else {
+        out.put_i32(n as i32);
+    }
+    Ok(())
+}
+
+// ---- frames -------------------------------------------------------------------------------
+
+/// A whole request or response frame held dynamically: the header and the body.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Frame {
+    /// Request or response.
+    pub kind: ApiKind,
+    /// The API key (read from a request header; given for a response).
+    pub api_key: i16,
+    /// The body's version (read from a request header; given for a response).
+    pub api_version: Version,
+    /// The request or response header, at the version the API calls for.
+    pub header: StructValue,
+    /// The body.
+    pub body: StructValue,
+}
+
+/// The header version that goes with `version` of the message described by `body`.
+pub fn header_version(body: &StructMeta, kind: ApiKind, api_key: i16, version: Version) -> Version {
+    match kind {
+        ApiKind::Request => request_header_version(body.flexible, version),
+        ApiKind::Response => response_header_version(api_key, body.flexible, version),
+    }
+}
+
+/// The header's metadata for `kind`.
+pub fn header_meta(kind: ApiKind) -> &'static StructMeta {
+    match kind {
+        ApiKind::Request => RequestHeader::META,
+        ApiKind::Response => ResponseHeader::META,
+    }
+}
+
+/// What a frame's body is: the API key, the body's metadata and its version.
+#[derive(Debug, Clone, Copy)]
+pub struct BodySpec {
+    /// The API key.
+    pub api_key: i16,
+    /// The body's metadata.
+    pub meta: &'static StructMeta,
+    /// The body's version.
+    pub version: Version,
+}
+
+/// Decodes a whole request frame (size prefix included): reads the API key and version from
+/// the header, asks `lookup` for the body's metadata, and decodes header and body with the
+/// same checks and errors as [`frame::decode_request`].
+///
+/// With a `trace`, the tree is one root node for the message with three children: `Frame`
+/// (its `size`), the header and the body. After a failure the trace holds everything read up
+/// to the failing node, which carries the error.
+///
+/// [`frame::decode_request`]: crate::frame::decode_request
+pub fn decode_request_frame(
+    frame: &Bytes,
+    lookup: impl FnOnce(i16) -> Option<&'static StructMeta>,
+    trace: Option<&mut Trace>,
+) -> Result<Frame, DecodeError> {
+    decode_frame(
+        frame,
+        ApiKind::Request,
+        |key, version| {
+            lookup(key).map(|meta| BodySpec {
+                api_key: key,
+                meta,
+                version,
+            })
+        },
+        trace,
+    )
+}
+
+/// Decodes a whole response frame (size prefix included) whose body is `body`, with the same
+/// checks and errors as [`frame::decode_response`]; `trace` as for
+/// [`decode_request_frame`].
+///
+/// [`frame::decode_response`]: crate::frame::decode_response
+pub fn decode_response_frame(
+    frame: &Bytes,
+    body: BodySpec,
+    trace: Option<&mut Trace>,
+) -> Result<Frame, DecodeError> {
+    decode_frame(frame, ApiKind::Response, |_, _| Some(body), trace)
+}
+
+fn decode_frame(
+    frame: &Bytes,
+    kind: ApiKind,
+    resolve: impl FnOnce(i16, Version) -> Option<BodySpec>,
+    mut trace: Option<&mut Trace>,
+) -> Result<Frame, DecodeError> {
+    if let Some(t) = trace.as_deref_mut() {
+        let name = match kind {
+            ApiKind::Request => "Request",
+            ApiKind::Response => "Response",
+        };
+        t.open(Node::new(name, "message", 0));
+        let mut f = Node::new("Frame", "", 0);
+        f.about = "length-delimited framing".to_owned();
+        t.open(f);
+        let mut s = Node::new("size", "int32", 0);
+        s.about = "number of bytes that follow".to_owned();
+        if let Some(p) = frame.first_chunk::<4>() {
+            s.value = i32::from_be_bytes(*p).to_string();
+        }
+        t.open(s);
+    }
+    let mut at = 0;
+    let res = decode_frame_inner(frame, kind, resolve, trace.as_deref_mut(), &mut at);
+    if let Some(t) = trace {
+        match &res {
+            Ok(_) => t.close(frame.len()),
+            // The failing part's decoder has already closed its nodes; what is still open
+            // gets the error (the frame's size, the header or body node, or the root).
+            Err(e) => t.fail(at.max(e.offset()).min(frame.len()), e.to_string()),
+        }
+    }
+    res
+}
+
+fn decode_frame_inner(
+    frame: &Bytes,
+    kind: ApiKind,
+    resolve: impl FnOnce(i16, Version) -> Option<BodySpec>,
+    mut trace: Option<&mut Trace>,
+    at: &mut usize,
+) -> Result<Frame, DecodeError> {
+    let total = match frame_len(frame, DEFAULT_MAX_FRAME_SIZE)? {
+        Some(t) => t,
+        None => {
+            return Err(DecodeError::new(
+                DecodeErrorKind::Truncated {
+                    needed: 4,
+                    available: frame.len(),
+                },
+                0,
+            )
+            .in_part("size"))
+        }
+    };
+    *at = 4;
+    if let Some(t) = trace.as_deref_mut() {
+        t.close(4); // size
+        t.close(4); // Frame
+    }
+    if frame.len() < total {
+        return Err(DecodeError::new(
+            DecodeErrorKind::Truncated {
+                needed: total - 4,
+                available: frame.len() - 4,
+            },
+            4,
+        )
+        .in_part("size"));
+    }
+    if frame.len() > total {
+        return Err(DecodeError::new(
+            DecodeErrorKind::TrailingBytes(frame.len() - total),
+            total,
+        ));
+    }
+    let (key, version) = match kind {
+        ApiKind::Request => peek_request(frame)?,
+        ApiKind::Response => (0, 0),
+    };
+    let Some(spec) = resolve(key, version) else {
+        return Err(DecodeError::new(DecodeErrorKind::UnknownApiKey(key), 4).in_part("header"));
+    };
+    let body = spec.meta;
+    let version = spec.version;
+    if let Some(t) = trace.as_deref_mut() {
+        if let Some(root) = t.top() {
+            root.name = body.name.to_owned();
+            root.ty = format!("message v{version}");
+        }
+    }
+    let mut r = Reader::at(frame, 4);
+    let hv = header_version(body, kind, spec.api_key, version);
+    let hmeta = header_meta(kind);
+    if let Some(t) = trace.as_deref_mut() {
+        let mut h = Node::new(hmeta.name, format!("v{hv}"), 4);
+        h.about = match kind {
+            ApiKind::Request => "common request header",
+            ApiKind::Response => "common response header",
+        }
+        .to_owned();
+        t.open(h);
+    }
+    let header =
+        decode_from(hmeta, &mut r, hv, trace.as_deref_mut()).map_err(|e| e.in_part("header"))?;
+    let body_at = r.position();
+    *at = body_at;
+    if let Some(t) = trace.as_deref_mut() {
+        t.close(body_at);
+        let mut b = Node::new(body.name, "struct", body_at);
+        b.about = format!("message body, version {version}");
+        t.open(b);
+    }
+    let body_v =
+        decode_from(body, &mut r, version, trace.as_deref_mut()).map_err(|e| e.in_part("body"))?;
+    *at = r.position();
+    if let Some(t) = trace {
+        t.close(r.position());
+    }
+    if !r.is_empty() {
+        return Err(r.error(DecodeErrorKind::TrailingBytes(r.remaining())));
+    }
+    Ok(Frame {
+        kind,
+        api_key: spec.api_key,
+        api_version: version,
+        header,
+        body: body_v,
+    })
+}
+
+/// Encodes a whole frame: size prefix, header at the version the API calls for, and body at
+/// `frame.api_version`.
+pub fn encode_frame(frame: &Frame) -> Result<Vec<u8>, EncodeError> {
+    let hv = header_version(
+        frame.body.meta,
+        frame.kind,
+        frame.api_key,
+        frame.api_version,
+    );
+    let header = encode(&frame.header, hv).map_err(|e| e.in_part("header"))?;
+    let body = encode(&frame.body, frame.api_version).map_err(|e| e.in_part("body"))?;
+    let size = header.len() + body.len();
+    let size = i32::try_from(size)
+        .map_err(|_| EncodeError::new(EncodeErrorKind::LengthTooLarge(size)).in_part("size"))?;
+    let mut out = Vec::with_capacity(4 + header.len() + body.len());
+    out.put_i32(size);
+    out.extend_from_slice(&header);
+    out.extend_from_slice(&body);
+    Ok(out)
+}
+
+/// The smallest legal frame of an API at `version`: header with correlation id 0 and an
+/// empty (not null) client id, body as [`StructValue::sample`].
+pub fn sample_frame(
+    kind: ApiKind,
+    api_key: i16,
+    body: &'static StructMeta,
+    version: Version,
+) -> Frame {
+    let hv = header_version(body, kind, api_key, version);
+    let mut header = StructValue::sample(header_meta(kind), hv);
+    if kind == ApiKind::Request {
+        if let Some(k) = header.get_rust_mut("request_api_key") {
+            *k = Value::Int16(api_key);
+        }
+        if let Some(k) = header.get_rust_mut("request_api_version") {
+            *k = Value::Int16(version);
+        }
+    }
+    Frame {
+        kind,
+        api_key,
+        api_version: version,
+        header,
+        body: StructValue::sample(body, version),
+    }
+}
