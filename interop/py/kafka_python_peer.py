@@ -1,0 +1,147 @@
+"""kafka-python as an independent peer for kafka-wire's interop tests.
+
+Reads JSON lines on stdin, answers one JSON line per request on stdout:
+
+  {"op": "versions", "api": NAME}
+      -> {"min": m, "max": n}            kafka-python's valid versions of NAME
+  {"op": "generate", "api": NAME, "version": v, "seed": s}
+      -> {"hex": FRAME, "values": {...}, "correlation_id": c, "client_id": id}
+         random field values, encoded by kafka-python as a whole frame (size, header, body)
+  {"op": "decode", "api": NAME, "version": v, "hex": FRAME}
+      -> {"values": {...}, "correlation_id": c, "client_id": id, "reencoded_equal": bool}
+         FRAME decoded by kafka-python (and encoded again, to check nothing was left over)
+
+NAME is a kafka-python class name such as "TxnOffsetCommitRequest". Values are dicts keyed by
+kafka-python's field names, holding only the fields present at the version.
+"""
+import json
+import random
+import sys
+import uuid
+
+from kafka.protocol import producer  # noqa: F401 (registers the classes)
+from kafka.protocol.producer import (
+    AddPartitionsToTxnRequest, AddPartitionsToTxnResponse,
+    TxnOffsetCommitRequest, TxnOffsetCommitResponse,
+)
+
+APIS = {c.__name__: c for c in (
+    AddPartitionsToTxnRequest, AddPartitionsToTxnResponse,
+    TxnOffsetCommitRequest, TxnOffsetCommitResponse,
+)}
+
+INT_RANGES = {
+    'int8': (-2**7, 2**7 - 1), 'int16': (-2**15, 2**15 - 1),
+    'int32': (-2**31, 2**31 - 1), 'int64': (-2**63, 2**63 - 1),
+}
+ALPHABET = 'abcxyz-_.09 éß漢🦀'
+
+
+def present(field, version):
+    return field.for_version_q(version) and not field.tagged_field_q(version)
+
+
+def rand_string(rng):
+    return ''.join(rng.choice(ALPHABET) for _ in range(rng.randint(0, 12)))
+
+
+def rand_simple(rng, type_str, nullable):
+    if nullable and rng.random() < 0.25:
+        return None
+    if type_str in INT_RANGES:
+        lo, hi = INT_RANGES[type_str]
+        return rng.choice([lo, hi, 0, -1, rng.randint(lo, hi)])
+    if type_str == 'bool':
+        return rng.random() < 0.5
+    if type_str == 'string':
+        return rand_string(rng)
+    if type_str == 'uuid':
+        return uuid.UUID(int=rng.getrandbits(128))
+    raise ValueError('no generator for ' + type_str)
+
+
+def rand_struct(rng, struct, data_class, version, top=False):
+    vals = {'version': version} if top else {}
+    for f in struct._fields:
+        if not present(f, version):
+            continue
+        nullable = f.nullable_for_version_q(version)
+        if f.is_struct_array():
+            vals[f.name] = [rand_struct(rng, f.array_of, f.data_class, version)
+                            for _ in range(rng.randint(0, 3))]
+        elif f.is_array():
+            vals[f.name] = [rand_simple(rng, f.array_of.type_str, False)
+                            for _ in range(rng.randint(0, 4))]
+        elif f.is_struct():
+            vals[f.name] = rand_struct(rng, f, f.data_class, version)
+        else:
+            vals[f.name] = rand_simple(rng, f.type_str, nullable)
+    return data_class(**vals)
+
+
+def dump(obj, struct, version):
+    out = {}
+    for f in struct._fields:
+        if not present(f, version):
+            continue
+        v = getattr(obj, f.name)
+        if f.is_struct_array():
+            out[f.name] = None if v is None else [dump(x, f.array_of, version) for x in v]
+        elif f.is_struct():
+            out[f.name] = dump(v, f, version)
+        elif isinstance(v, uuid.UUID):
+            out[f.name] = str(v)
+        else:
+            out[f.name] = v
+        if isinstance(out[f.name], list) and f.is_array() and not f.is_struct_array():
+            out[f.name] = [str(x) if isinstance(x, uuid.UUID) else x for x in out[f.name]]
+    return out
+
+
+def header_info(msg):
+    h = msg.header
+    return {'correlation_id': h.correlation_id,
+            'client_id': getattr(h, 'client_id', None) if msg.is_request() else None}
+
+
+def handle(req):
+    cls = APIS[req['api']]
+    if req['op'] == 'versions':
+        return {'min': cls.min_version, 'max': cls.max_version}
+    version = req['version']
+    if req['op'] == 'generate':
+        rng = random.Random(req['seed'])
+        msg = rand_struct(rng, cls._struct, cls, version, top=True)
+        client_id = rng.choice([None, '', 'kafka-python', rand_string(rng)])
+        msg.with_header(correlation_id=rng.randint(-2**31, 2**31 - 1), client_id=client_id)
+        # The version is the message's own (set at construction): passing it to encode() would
+        # also write it into the header, which responses do not have.
+        frame = msg.encode(header=True, framed=True)
+        out = {'hex': bytes(frame).hex(), 'values': dump(msg, cls._struct, version)}
+        out.update(header_info(msg))
+        return out
+    if req['op'] == 'decode':
+        data = bytes.fromhex(req['hex'])
+        msg = cls.decode(data, version=version, header=True, framed=True)
+        again = msg.encode(header=True, framed=True)
+        out = {'values': dump(msg, cls._struct, version), 'reencoded_equal': bytes(again) == data}
+        out.update(header_info(msg))
+        return out
+    raise ValueError('unknown op ' + req['op'])
+
+
+def main():
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            resp = handle(json.loads(line))
+        except Exception as e:  # reported to the Rust side, which fails the test with it
+            resp = {'error': '%s: %s' % (type(e).__name__, e)}
+        sys.stdout.write(json.dumps(resp, ensure_ascii=False) + '\n')
+        sys.stdout.flush()
+
+
+if __name__ == '__main__':
+    main()

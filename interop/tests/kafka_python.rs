@@ -1,0 +1,500 @@
+//! kafka-python 3.0.12 (its own pure-Python protocol encoder and decoder, generated from
+//! Kafka's JSON schemas) against kafka-wire, at every version both have of AddPartitionsToTxn
+//! and TxnOffsetCommit, requests and responses:
+//!
+//! * frames with random values encoded by kafka-python decode with our codec to the same
+//!   values and re-encode byte for byte;
+//! * frames with random values encoded by us decode in kafka-python to the same values (and
+//!   kafka-python re-encodes them to the same bytes, so it read everything).
+//!
+//! Needs the virtual environment made by `interop/setup.sh`.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::Duration;
+
+use kafka_wire::frame::{self, DEFAULT_MAX_FRAME_SIZE};
+use kafka_wire::{ApiMessage, Bytes, RequestHeader, ResponseHeader, Str, Version};
+use kafka_wire_messages::*;
+use serde_json::{json, Value};
+
+const SAMPLES_PER_VERSION: u64 = 25;
+
+struct Peer {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl Peer {
+    fn start() -> Option<Peer> {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+        let venv = std::env::var_os("KAFKA_WIRE_INTEROP_VENV")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| root.join("target/interop-venv"));
+        let python = venv.join("bin/python");
+        if !python.exists() {
+            if std::env::var("CI").is_ok_and(|v| v == "true") {
+                panic!(
+                    "{} is missing: CI must run interop/setup.sh",
+                    python.display()
+                );
+            }
+            eprintln!(
+                "note: {} missing, skipping kafka-python interop (run interop/setup.sh)",
+                python.display()
+            );
+            return None;
+        }
+        let mut child = Command::new(python)
+            .arg(root.join("interop/py/kafka_python_peer.py"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start kafka-python peer");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Some(Peer {
+            child,
+            stdin,
+            lines,
+        })
+    }
+
+    fn ask(&mut self, request: Value) -> Value {
+        writeln!(self.stdin, "{request}").expect("write to kafka-python");
+        self.stdin.flush().unwrap();
+        let line = self
+            .lines
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|e| panic!("no answer from kafka-python to {request}: {e}"));
+        let v: Value = serde_json::from_str(&line).unwrap();
+        if let Some(e) = v.get("error") {
+            panic!("kafka-python failed on {request}: {e}");
+        }
+        v
+    }
+}
+
+impl Drop for Peer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+// ---- our values in kafka-python's shape (its field names, only fields present at v) ----
+
+fn topics_json(ts: &[AddPartitionsToTxnTopic]) -> Value {
+    ts.iter()
+        .map(|t| json!({"name": t.name.as_str(), "partitions": t.partitions}))
+        .collect()
+}
+
+fn topic_results_json(ts: &[AddPartitionsToTxnTopicResult]) -> Value {
+    ts.iter()
+        .map(|t| {
+            json!({"name": t.name.as_str(), "results_by_partition": t.results_by_partition.iter().map(|p| json!({
+                "partition_index": p.partition_index, "partition_error_code": p.partition_error_code,
+            })).collect::<Vec<_>>()})
+        })
+        .collect()
+}
+
+trait PyShape: ApiMessage + std::fmt::Debug + PartialEq + Clone {
+    const PY_NAME: &'static str;
+    fn py_json(&self, v: Version) -> Value;
+    fn random(v: Version, rng: &mut Rng) -> Self;
+}
+
+impl PyShape for AddPartitionsToTxnRequest {
+    const PY_NAME: &'static str = "AddPartitionsToTxnRequest";
+    fn py_json(&self, v: Version) -> Value {
+        if v >= 4 {
+            json!({"transactions": self.transactions.iter().map(|t| json!({
+                "transactional_id": t.transactional_id.as_str(), "producer_id": t.producer_id,
+                "producer_epoch": t.producer_epoch, "verify_only": t.verify_only,
+                "topics": topics_json(&t.topics),
+            })).collect::<Vec<_>>()})
+        } else {
+            json!({
+                "v3_and_below_transactional_id": self.v3_and_below_transactional_id.as_str(),
+                "v3_and_below_producer_id": self.v3_and_below_producer_id,
+                "v3_and_below_producer_epoch": self.v3_and_below_producer_epoch,
+                "v3_and_below_topics": topics_json(&self.v3_and_below_topics),
+            })
+        }
+    }
+    fn random(v: Version, rng: &mut Rng) -> Self {
+        let topics = |rng: &mut Rng| {
+            rng.vec(3, |rng| AddPartitionsToTxnTopic {
+                name: rng.string(),
+                partitions: rng.vec(4, Rng::i32),
+                ..Default::default()
+            })
+        };
+        if v >= 4 {
+            AddPartitionsToTxnRequest {
+                transactions: rng.vec(3, |rng| AddPartitionsToTxnTransaction {
+                    transactional_id: rng.string(),
+                    producer_id: rng.i64(),
+                    producer_epoch: rng.i16(),
+                    verify_only: rng.bool(),
+                    topics: topics(rng),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }
+        } else {
+            AddPartitionsToTxnRequest {
+                v3_and_below_transactional_id: rng.string(),
+                v3_and_below_producer_id: rng.i64(),
+                v3_and_below_producer_epoch: rng.i16(),
+                v3_and_below_topics: topics(rng),
+                ..Default::default()
+            }
+        }
+    }
+}
+
+impl PyShape for AddPartitionsToTxnResponse {
+    const PY_NAME: &'static str = "AddPartitionsToTxnResponse";
+    fn py_json(&self, v: Version) -> Value {
+        if v >= 4 {
+            json!({
+                "throttle_time_ms": self.throttle_time_ms,
+                "error_code": self.error_code,
+                "results_by_transaction": self.results_by_transaction.iter().map(|r| json!({
+                    "transactional_id": r.transactional_id.as_str(),
+                    "topic_results": topic_results_json(&r.topic_results),
+                })).collect::<Vec<_>>(),
+            })
+        } else {
+            json!({
+                "throttle_time_ms": self.throttle_time_ms,
+                "results_by_topic_v3_and_below": topic_results_json(&self.results_by_topic_v3_and_below),
+            })
+        }
+    }
+    fn random(v: Version, rng: &mut Rng) -> Self {
+        let results = |rng: &mut Rng| {
+            rng.vec(3, |rng| AddPartitionsToTxnTopicResult {
+                name: rng.string(),
+                results_by_partition: rng.vec(3, |rng| AddPartitionsToTxnPartitionResult {
+                    partition_index: rng.i32(),
+                    partition_error_code: rng.i16(),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            })
+        };
+        let mut r = AddPartitionsToTxnResponse {
+            throttle_time_ms: rng.i32(),
+            ..Default::default()
+        };
+        if v >= 4 {
+            r.error_code = rng.i16();
+            r.results_by_transaction = rng.vec(2, |rng| AddPartitionsToTxnResult {
+                transactional_id: rng.string(),
+                topic_results: results(rng),
+                ..Default::default()
+            });
+        } else {
+            r.results_by_topic_v3_and_below = results(rng);
+        }
+        r
+    }
+}
+
+impl PyShape for TxnOffsetCommitRequest {
+    const PY_NAME: &'static str = "TxnOffsetCommitRequest";
+    fn py_json(&self, v: Version) -> Value {
+        let mut j = json!({
+            "transactional_id": self.transactional_id.as_str(),
+            "group_id": self.group_id.as_str(),
+            "producer_id": self.producer_id,
+            "producer_epoch": self.producer_epoch,
+            "topics": self.topics.iter().map(|t| json!({
+                "name": t.name.as_str(),
+                "partitions": t.partitions.iter().map(|p| {
+                    let mut pj = json!({
+                        "partition_index": p.partition_index,
+                        "committed_offset": p.committed_offset,
+                        "committed_metadata": p.committed_metadata.as_deref(),
+                    });
+                    if v >= 2 {
+                        pj["committed_leader_epoch"] = json!(p.committed_leader_epoch);
+                    }
+                    pj
+                }).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+        });
+        if v >= 3 {
+            // kafka-python's schema still calls it GenerationId (Kafka renamed it
+            // GenerationIdOrMemberEpoch without changing the wire).
+            j["generation_id"] = json!(self.generation_id_or_member_epoch);
+            j["member_id"] = json!(self.member_id.as_str());
+            j["group_instance_id"] = json!(self.group_instance_id.as_deref());
+        }
+        j
+    }
+    fn random(v: Version, rng: &mut Rng) -> Self {
+        let mut r = TxnOffsetCommitRequest {
+            transactional_id: rng.string(),
+            group_id: rng.string(),
+            producer_id: rng.i64(),
+            producer_epoch: rng.i16(),
+            topics: rng.vec(3, |rng| TxnOffsetCommitRequestTopic {
+                name: rng.string(),
+                partitions: rng.vec(3, |rng| TxnOffsetCommitRequestPartition {
+                    partition_index: rng.i32(),
+                    committed_offset: rng.i64(),
+                    committed_leader_epoch: if v >= 2 { rng.i32() } else { -1 },
+                    committed_metadata: rng.nullable_string(),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        if v >= 3 {
+            r.generation_id_or_member_epoch = rng.i32();
+            r.member_id = rng.string();
+            r.group_instance_id = rng.nullable_string();
+        }
+        r
+    }
+}
+
+impl PyShape for TxnOffsetCommitResponse {
+    const PY_NAME: &'static str = "TxnOffsetCommitResponse";
+    fn py_json(&self, _v: Version) -> Value {
+        json!({
+            "throttle_time_ms": self.throttle_time_ms,
+            "topics": self.topics.iter().map(|t| json!({
+                "name": t.name.as_str(),
+                "partitions": t.partitions.iter().map(|p| json!({
+                    "partition_index": p.partition_index, "error_code": p.error_code,
+                })).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+        })
+    }
+    fn random(_v: Version, rng: &mut Rng) -> Self {
+        TxnOffsetCommitResponse {
+            throttle_time_ms: rng.i32(),
+            topics: rng.vec(3, |rng| TxnOffsetCommitResponseTopic {
+                name: rng.string(),
+                partitions: rng.vec(3, |rng| TxnOffsetCommitResponsePartition {
+                    partition_index: rng.i32(),
+                    error_code: rng.i16(),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+}
+
+/// xorshift64*: deterministic values, with the edges (min, max, 0, -1) often.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn edge_or(&mut self, min: i64, max: i64, any: i64) -> i64 {
+        match self.below(6) {
+            0 => min,
+            1 => max,
+            2 => 0,
+            3 => -1,
+            _ => any,
+        }
+    }
+    fn i16(&mut self) -> i16 {
+        let any = self.next() as i16;
+        self.edge_or(i16::MIN.into(), i16::MAX.into(), any.into()) as i16
+    }
+    fn i32(&mut self) -> i32 {
+        let any = self.next() as i32;
+        self.edge_or(i32::MIN.into(), i32::MAX.into(), any.into()) as i32
+    }
+    fn i64(&mut self) -> i64 {
+        let any = self.next() as i64;
+        self.edge_or(i64::MIN, i64::MAX, any)
+    }
+    fn bool(&mut self) -> bool {
+        self.below(2) == 1
+    }
+    fn string(&mut self) -> Str {
+        const ALPHABET: [&str; 12] = ["a", "b", "z", "-", "_", ".", "0", " ", "é", "ß", "漢", "🦀"];
+        let n = self.below(13);
+        (0..n)
+            .map(|_| ALPHABET[self.below(ALPHABET.len() as u64) as usize])
+            .collect::<String>()
+            .into()
+    }
+    fn nullable_string(&mut self) -> Option<Str> {
+        (self.below(4) != 0).then(|| self.string())
+    }
+    fn vec<T>(&mut self, max: u64, mut f: impl FnMut(&mut Rng) -> T) -> Vec<T> {
+        let n = self.below(max + 1);
+        (0..n).map(|_| f(self)).collect()
+    }
+}
+
+/// The versions both kafka-python and we have.
+fn common_versions<M: PyShape>(peer: &mut Peer) -> std::ops::RangeInclusive<Version> {
+    let theirs = peer.ask(json!({"op": "versions", "api": M::PY_NAME}));
+    let ours = M::META.versions;
+    let min = ours
+        .min()
+        .unwrap()
+        .max(theirs["min"].as_i64().unwrap() as i16);
+    let max = ours
+        .max()
+        .unwrap()
+        .min(theirs["max"].as_i64().unwrap() as i16);
+    min..=max
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn unhex(s: &str) -> Bytes {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect::<Vec<u8>>()
+        .into()
+}
+
+/// kafka-python encodes, we decode (same values) and re-encode (same bytes).
+fn theirs_to_ours<M: PyShape>(peer: &mut Peer) -> usize {
+    let mut n = 0;
+    for v in common_versions::<M>(peer) {
+        for seed in 0..SAMPLES_PER_VERSION {
+            let g =
+                peer.ask(json!({"op": "generate", "api": M::PY_NAME, "version": v, "seed": seed}));
+            let wire = unhex(g["hex"].as_str().unwrap());
+            let what = format!("{} v{v} seed {seed}: {}", M::PY_NAME, hex(&wire));
+            let corr = g["correlation_id"].as_i64().unwrap() as i32;
+            let mut again = Vec::new();
+            let body = match M::KIND {
+                kafka_wire::ApiKind::Request => {
+                    let (h, body) = frame::decode_request::<M>(&wire, DEFAULT_MAX_FRAME_SIZE)
+                        .unwrap_or_else(|e| panic!("{what}: {e}"));
+                    assert_eq!(h.correlation_id, corr, "{what}");
+                    assert_eq!(h.request_api_version, v, "{what}");
+                    assert_eq!(
+                        h.client_id.as_deref(),
+                        g["client_id"].as_str(),
+                        "{what}: client id"
+                    );
+                    frame::encode_request(&h, &body, &mut again).unwrap();
+                    body
+                }
+                _ => {
+                    let (h, body) = frame::decode_response::<M>(&wire, v, DEFAULT_MAX_FRAME_SIZE)
+                        .unwrap_or_else(|e| panic!("{what}: {e}"));
+                    assert_eq!(h.correlation_id, corr, "{what}");
+                    frame::encode_response(&h, v, &body, &mut again).unwrap();
+                    body
+                }
+            };
+            assert_eq!(body.py_json(v), g["values"], "{what}: values");
+            assert_eq!(hex(&again), hex(&wire), "{what}: re-encoded bytes");
+            n += 1;
+        }
+    }
+    n
+}
+
+/// We encode, kafka-python decodes (same values, and it re-encodes to our bytes).
+fn ours_to_theirs<M: PyShape>(peer: &mut Peer) -> usize {
+    let mut n = 0;
+    for v in common_versions::<M>(peer) {
+        for seed in 0..SAMPLES_PER_VERSION {
+            let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ (seed + 1) ^ (u64::from(v as u16) << 32));
+            let body = M::random(v, &mut rng);
+            let corr = rng.i32();
+            let client_id = rng.nullable_string();
+            let mut wire = Vec::new();
+            match M::KIND {
+                kafka_wire::ApiKind::Request => frame::encode_request(
+                    &RequestHeader::new(M::API_KEY, v, corr, client_id.clone()),
+                    &body,
+                    &mut wire,
+                ),
+                _ => frame::encode_response(&ResponseHeader::new(corr), v, &body, &mut wire),
+            }
+            .unwrap();
+            let what = format!("{} v{v} seed {seed}: {}", M::PY_NAME, hex(&wire));
+            let d = peer
+                .ask(json!({"op": "decode", "api": M::PY_NAME, "version": v, "hex": hex(&wire)}));
+            assert_eq!(d["values"], body.py_json(v), "{what}: values");
+            assert_eq!(
+                d["correlation_id"].as_i64(),
+                Some(i64::from(corr)),
+                "{what}"
+            );
+            if M::KIND == kafka_wire::ApiKind::Request {
+                assert_eq!(d["client_id"].as_str(), client_id.as_deref(), "{what}");
+            }
+            assert_eq!(
+                d["reencoded_equal"],
+                json!(true),
+                "{what}: kafka-python re-encodes differently"
+            );
+            n += 1;
+        }
+    }
+    n
+}
+
+#[test]
+fn kafka_python_frames_decode_and_reencode_byte_exact() {
+    let Some(mut peer) = Peer::start() else {
+        return;
+    };
+    let n = theirs_to_ours::<AddPartitionsToTxnRequest>(&mut peer)
+        + theirs_to_ours::<AddPartitionsToTxnResponse>(&mut peer)
+        + theirs_to_ours::<TxnOffsetCommitRequest>(&mut peer)
+        + theirs_to_ours::<TxnOffsetCommitResponse>(&mut peer);
+    println!("kafka-python -> kafka-wire: {n} frames");
+    // Versions 0-5 of both APIs on both sides: 4 messages x 6 versions.
+    assert_eq!(n as u64, 4 * 6 * SAMPLES_PER_VERSION);
+}
+
+#[test]
+fn our_frames_decode_in_kafka_python() {
+    let Some(mut peer) = Peer::start() else {
+        return;
+    };
+    let n = ours_to_theirs::<AddPartitionsToTxnRequest>(&mut peer)
+        + ours_to_theirs::<AddPartitionsToTxnResponse>(&mut peer)
+        + ours_to_theirs::<TxnOffsetCommitRequest>(&mut peer)
+        + ours_to_theirs::<TxnOffsetCommitResponse>(&mut peer);
+    println!("kafka-wire -> kafka-python: {n} frames");
+    assert_eq!(n as u64, 4 * 6 * SAMPLES_PER_VERSION);
+}
