@@ -84,3 +84,64 @@ fn unparsable_request_is_reported_as_a_closed_connection() {
     assert_eq!(h.correlation_id, 1);
     assert_eq!(body.results_by_topic_v3_and_below.len(), 1);
 }
+
+/// `kafka_wire::codec::FrameCodec` (feature `tokio`) splits the mock's byte stream into
+/// frames, fed in small uneven reads from the socket; no runtime needed.
+#[test]
+fn frame_codec_splits_the_mock_stream() {
+    use kafka_wire::bytes::BytesMut;
+    use kafka_wire::codec::{Decoder, Encoder, FrameCodec};
+    use kafka_wire_messages::{ApiVersionsRequest, ApiVersionsResponse};
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+    use std::time::{Duration, Instant};
+
+    let cluster = mock_cluster();
+    let bootstrap = cluster.bootstrap_servers();
+    let mut stream = TcpStream::connect(bootstrap.split(',').next().unwrap()).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut codec = FrameCodec::new();
+    // Two pipelined requests in one write: ApiVersions v0 and v2.
+    let mut out = BytesMut::new();
+    for (corr, v) in [(1, 0), (2, 2)] {
+        let mut f = Vec::new();
+        frame::encode_request(
+            &RequestHeader::new(18, v, corr, Some("codec".into())),
+            &ApiVersionsRequest::default(),
+            &mut f,
+        )
+        .unwrap();
+        codec.encode(Bytes::from(f), &mut out).unwrap();
+    }
+    stream.write_all(&out).unwrap();
+
+    let mut buf = BytesMut::new();
+    let mut frames = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut chunk = [0u8; 7];
+    while frames.len() < 2 {
+        assert!(
+            Instant::now() < deadline,
+            "no two frames from the mock in time"
+        );
+        let n = stream.read(&mut chunk).expect("read from the mock");
+        assert!(n > 0, "the mock closed the connection");
+        buf.extend_from_slice(&chunk[..n]);
+        while let Some(f) = codec.decode(&mut buf).unwrap() {
+            frames.push(f);
+        }
+    }
+    assert!(buf.is_empty());
+    for (f, (corr, v)) in frames.iter().zip([(1, 0), (2, 2)]) {
+        let (h, body) =
+            frame::decode_response::<ApiVersionsResponse>(f, v, DEFAULT_MAX_FRAME_SIZE).unwrap();
+        assert_eq!(h.correlation_id, corr);
+        assert_eq!(body.error_code, 0);
+        assert!(body
+            .api_keys
+            .iter()
+            .any(|k| k.api_key == 28 && k.max_version == 3));
+    }
+}
