@@ -1,1 +1,643 @@
-fn main() {}
+//! `kwire`: inspect, decode and build Kafka frames from the command line.
+//!
+//! ```text
+//! kwire apis
+//! kwire example 24 5 request
+//! kwire dump $(kwire example 24 5 request)
+//! kwire decode --json [--response --api KEY --version V] HEX|-
+//! kwire encode JSON|-
+//! ```
+//!
+//! Frames are hex, size prefix included. Batch mode (`-`) reads one item per line from
+//! stdin and prints exactly one line per input line; the exit code is 1 if any line failed.
+#![forbid(unsafe_code)]
+
+use std::io::{self, BufRead, IsTerminal, Read, Write};
+use std::process::ExitCode;
+
+use bytes::Bytes;
+use clap::{Parser, Subcommand, ValueEnum};
+use kafka_wire::dynamic::{self, BodySpec, Frame, Node, Trace};
+use kafka_wire::json::{frame_from_json, frame_to_json, JsonError};
+use kafka_wire::{ApiKind, DecodeError, StructMeta, Version, VersionRange};
+use kafka_wire_messages::ApiKey;
+use serde_json::{json, Value as Json};
+
+/// Inspect, decode and build Kafka frames (hex, size prefix included).
+#[derive(Parser)]
+#[command(name = "kwire", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// List the declared APIs: key, name, versions, flexible versions, header versions.
+    Apis,
+    /// Print the smallest legal frame of an API as one line of hex.
+    Example {
+        /// The API key.
+        key: i16,
+        /// The API version.
+        version: Version,
+        /// Request or response.
+        kind: KindArg,
+    },
+    /// Print a frame as an object tree with offsets, sizes and field descriptions.
+    Dump {
+        #[command(flatten)]
+        target: Target,
+        /// The frame in hex, or `-` to read it from stdin.
+        hex: String,
+    },
+    /// Decode frames to JSON documents.
+    Decode {
+        /// Print JSON (the only output form; accepted for clarity).
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        target: Target,
+        /// The frame in hex, or `-` for batch mode: lines of `request|response KEY VERSION
+        /// HEX` (a bare `HEX` is a request) on stdin, one JSON line out per line in.
+        hex: String,
+    },
+    /// Encode JSON documents (as `decode` prints them) to hex frames.
+    Encode {
+        /// The JSON document, or `-` for batch mode: one document per line on stdin.
+        json: String,
+    },
+}
+
+/// Which frame a response is (a response does not say its API or version).
+#[derive(clap::Args, Clone, Copy)]
+struct Target {
+    /// The frame is a response (needs --api and --version).
+    #[arg(long)]
+    response: bool,
+    /// The API key (required for a response; checked against a request's header).
+    #[arg(long)]
+    api: Option<i16>,
+    /// The API version (required for a response; checked against a request's header).
+    #[arg(long)]
+    version: Option<Version>,
+}
+
+#[derive(ValueEnum, Clone, Copy, PartialEq, Eq)]
+enum KindArg {
+    Request,
+    Response,
+}
+
+impl From<KindArg> for ApiKind {
+    fn from(k: KindArg) -> Self {
+        match k {
+            KindArg::Request => ApiKind::Request,
+            KindArg::Response => ApiKind::Response,
+        }
+    }
+}
+
+/// A failure to report: the message, and for frames the offset and field path.
+struct Failure {
+    message: String,
+    offset: Option<usize>,
+    path: Option<String>,
+}
+
+impl Failure {
+    fn msg(message: impl Into<String>) -> Self {
+        Failure {
+            message: message.into(),
+            offset: None,
+            path: None,
+        }
+    }
+
+    fn to_json(&self) -> Json {
+        json!({"error": self.message, "offset": self.offset, "path": self.path})
+    }
+
+    fn line(&self) -> String {
+        let mut s = self.message.clone();
+        if let Some(o) = self.offset {
+            s.push_str(&format!(" at byte {o}"));
+        }
+        if let Some(p) = self.path.as_deref().filter(|p| !p.is_empty()) {
+            s.push_str(&format!(" in `{p}`"));
+        }
+        s
+    }
+}
+
+impl From<DecodeError> for Failure {
+    fn from(e: DecodeError) -> Self {
+        Failure {
+            message: e.kind().to_string(),
+            offset: Some(e.offset()),
+            path: Some(e.path().to_string()),
+        }
+    }
+}
+
+impl From<JsonError> for Failure {
+    fn from(e: JsonError) -> Self {
+        Failure {
+            message: e.message(),
+            offset: None,
+            path: Some(e.path()),
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let res = match cli.cmd {
+        Cmd::Apis => {
+            print!("{}", apis_table());
+            Ok(())
+        }
+        Cmd::Example { key, version, kind } => {
+            example(key, version, kind.into()).map(|hex| println!("{hex}"))
+        }
+        Cmd::Dump { target, hex } => return dump(target, &hex),
+        Cmd::Decode { target, hex, .. } if hex == "-" => return batch(decode_line, target),
+        Cmd::Decode { target, hex, .. } => decode_one(&hex, target, None).map(|j| println!("{j}")),
+        Cmd::Encode { json } if json == "-" => return batch(|l, _| encode_line(l), Target::none()),
+        Cmd::Encode { json } => encode_line(&json).map(|h| println!("{h}")),
+    };
+    match res {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            eprintln!("kwire: error: {}", f.line());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+impl Target {
+    fn none() -> Self {
+        Target {
+            response: false,
+            api: None,
+            version: None,
+        }
+    }
+}
+
+// ---- apis ---------------------------------------------------------------------------------
+
+/// "v1 (0-2), v2 (3-5)": the header version for each run of API versions.
+fn header_runs(meta: &StructMeta, kind: ApiKind, key: i16) -> String {
+    let mut runs: Vec<(Version, Version, Version)> = Vec::new();
+    for v in meta.versions.iter() {
+        let hv = dynamic::header_version(meta, kind, key, v);
+        match runs.last_mut() {
+            Some((_, end, h)) if *h == hv && *end + 1 == v => *end = v,
+            _ => runs.push((v, v, hv)),
+        }
+    }
+    runs.iter()
+        .map(|(a, b, h)| format!("v{h} ({})", VersionRange::new(*a, *b)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn apis_table() -> String {
+    let header = [
+        "KEY",
+        "NAME",
+        "REQUEST",
+        "RESPONSE",
+        "FLEXIBLE",
+        "REQUEST HEADER",
+        "RESPONSE HEADER",
+    ];
+    let mut rows: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
+    for api in ApiKey::ALL {
+        let (req, resp) = (api.request_meta(), api.response_meta());
+        rows.push(vec![
+            api.key().to_string(),
+            api.name().to_owned(),
+            req.versions.to_string(),
+            resp.versions.to_string(),
+            req.flexible.to_string(),
+            header_runs(req, ApiKind::Request, api.key()),
+            header_runs(resp, ApiKind::Response, api.key()),
+        ]);
+    }
+    table(&rows)
+}
+
+fn table(rows: &[Vec<String>]) -> String {
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..cols)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for r in rows {
+        let mut line = String::new();
+        for (c, cell) in r.iter().enumerate() {
+            let w = widths.get(c).copied().unwrap_or(0);
+            line.push_str(&format!("{cell:<w$}  "));
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+// ---- lookups ------------------------------------------------------------------------------
+
+fn api(key: i16) -> Result<ApiKey, Failure> {
+    ApiKey::from_i16(key).ok_or_else(|| {
+        let known: Vec<String> = ApiKey::ALL.iter().map(|k| k.key().to_string()).collect();
+        Failure::msg(format!(
+            "unknown api key {key} (declared: {})",
+            known.join(", ")
+        ))
+    })
+}
+
+fn body_meta(key: ApiKey, kind: ApiKind) -> &'static StructMeta {
+    match kind {
+        ApiKind::Request => key.request_meta(),
+        ApiKind::Response => key.response_meta(),
+    }
+}
+
+fn example(key: i16, version: Version, kind: ApiKind) -> Result<String, Failure> {
+    let k = api(key)?;
+    let meta = body_meta(k, kind);
+    if !meta.versions.contains(version) {
+        return Err(Failure::msg(format!(
+            "unsupported version {version} of {} (valid: {})",
+            meta.name, meta.versions
+        )));
+    }
+    let frame = dynamic::sample_frame(kind, key, meta, version);
+    let bytes = dynamic::encode_frame(&frame).map_err(|e| Failure {
+        message: e.kind().to_string(),
+        offset: None,
+        path: Some(e.path().to_string()),
+    })?;
+    Ok(hex_encode(&bytes))
+}
+
+// ---- hex ----------------------------------------------------------------------------------
+
+fn hex_encode(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// Hex to bytes: whitespace is ignored, a leading `0x` is allowed.
+fn hex_decode(text: &str) -> Result<Bytes, Failure> {
+    let t: String = text.split_whitespace().collect();
+    let t = t.strip_prefix("0x").unwrap_or(&t);
+    if t.is_empty() {
+        return Err(Failure::msg("empty input: expected a frame in hex"));
+    }
+    if let Some((i, c)) = t.char_indices().find(|(_, c)| !c.is_ascii_hexdigit()) {
+        return Err(Failure::msg(format!("invalid hex: {c:?} at character {i}")));
+    }
+    if t.len() % 2 != 0 {
+        return Err(Failure::msg(format!(
+            "invalid hex: odd number of digits ({})",
+            t.len()
+        )));
+    }
+    let bytes = t.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len() / 2);
+    for pair in bytes.chunks_exact(2) {
+        let s = std::str::from_utf8(pair).map_err(|_| Failure::msg("invalid hex"))?;
+        out.push(u8::from_str_radix(s, 16).map_err(|_| Failure::msg("invalid hex"))?);
+    }
+    Ok(Bytes::from(out))
+}
+
+fn read_stdin() -> Result<String, Failure> {
+    let mut s = String::new();
+    io::stdin()
+        .read_to_string(&mut s)
+        .map_err(|e| Failure::msg(format!("cannot read stdin: {e}")))?;
+    Ok(s)
+}
+
+// ---- decode -------------------------------------------------------------------------------
+
+/// Decodes a frame, recording the tree into `trace` if given.
+fn decode_frame(
+    bytes: &Bytes,
+    target: Target,
+    trace: Option<&mut Trace>,
+) -> Result<Frame, Failure> {
+    if target.response {
+        let (Some(key), Some(version)) = (target.api, target.version) else {
+            return Err(Failure::msg(
+                "a response frame needs --api KEY and --version V",
+            ));
+        };
+        let k = api(key)?;
+        let spec = BodySpec {
+            api_key: key,
+            meta: k.response_meta(),
+            version,
+        };
+        return Ok(dynamic::decode_response_frame(bytes, spec, trace)?);
+    }
+    let frame = dynamic::decode_request_frame(
+        bytes,
+        |key| ApiKey::from_i16(key).map(ApiKey::request_meta),
+        trace,
+    )?;
+    if let Some(k) = target.api.filter(|k| *k != frame.api_key) {
+        return Err(Failure::msg(format!(
+            "the frame is api key {}, not {k}",
+            frame.api_key
+        )));
+    }
+    if let Some(v) = target.version.filter(|v| *v != frame.api_version) {
+        return Err(Failure::msg(format!(
+            "the frame is version {}, not {v}",
+            frame.api_version
+        )));
+    }
+    Ok(frame)
+}
+
+fn decode_one(hex: &str, target: Target, _line: Option<usize>) -> Result<String, Failure> {
+    let bytes = hex_decode(hex)?;
+    let frame = decode_frame(&bytes, target, None)?;
+    Ok(frame_to_json(&frame).to_string())
+}
+
+/// One batch line: `request|response KEY VERSION HEX`, or a bare `HEX` (a request).
+fn decode_line(line: &str, _t: Target) -> Result<String, Failure> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    match words.as_slice() {
+        [hex] => decode_one(hex, Target::none(), None),
+        [kind, key, version, hex] => {
+            let response = match *kind {
+                "request" => false,
+                "response" => true,
+                other => {
+                    return Err(Failure::msg(format!(
+                        "expected `request` or `response`, got {other:?}"
+                    )))
+                }
+            };
+            let key: i16 = key
+                .parse()
+                .map_err(|_| Failure::msg(format!("invalid api key {key:?}")))?;
+            let version: Version = version
+                .parse()
+                .map_err(|_| Failure::msg(format!("invalid version {version:?}")))?;
+            decode_one(
+                hex,
+                Target {
+                    response,
+                    api: Some(key),
+                    version: Some(version),
+                },
+                None,
+            )
+        }
+        [] => Err(Failure::msg("empty line")),
+        _ => Err(Failure::msg(
+            "expected `request|response KEY VERSION HEX` or `HEX`",
+        )),
+    }
+}
+
+fn encode_line(text: &str) -> Result<String, Failure> {
+    if text.trim().is_empty() {
+        return Err(Failure::msg("empty line"));
+    }
+    let j: Json =
+        serde_json::from_str(text).map_err(|e| Failure::msg(format!("invalid JSON: {e}")))?;
+    let frame = frame_from_json(&j, |key, kind| {
+        ApiKey::from_i16(key).map(|k| body_meta(k, kind))
+    })?;
+    let bytes = dynamic::encode_frame(&frame).map_err(|e| Failure {
+        message: e.kind().to_string(),
+        offset: None,
+        path: Some(e.path().to_string()),
+    })?;
+    Ok(hex_encode(&bytes))
+}
+
+/// Runs `f` on each stdin line; exactly one output line per input line.
+fn batch(f: impl Fn(&str, Target) -> Result<String, Failure>, target: Target) -> ExitCode {
+    let stdin = io::stdin();
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let mut ok = true;
+    for line in stdin.lock().split(b'\n') {
+        let line = match line {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("kwire: error: cannot read stdin: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        // A line that is not UTF-8 is still one line, and an error.
+        let text = String::from_utf8_lossy(&line);
+        let text = text.strip_suffix('\r').unwrap_or(&text);
+        let printed = match f(text, target) {
+            Ok(s) => s,
+            Err(e) => {
+                ok = false;
+                e.to_json().to_string()
+            }
+        };
+        if writeln!(out, "{printed}").is_err() {
+            return ExitCode::FAILURE;
+        }
+    }
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+// ---- dump ---------------------------------------------------------------------------------
+
+fn dump(target: Target, hex: &str) -> ExitCode {
+    let text = if hex == "-" {
+        match read_stdin() {
+            Ok(t) => t,
+            Err(f) => {
+                eprintln!("kwire: error: {}", f.line());
+                return ExitCode::FAILURE;
+            }
+        }
+    } else {
+        hex.to_owned()
+    };
+    let bytes = match hex_decode(&text) {
+        Ok(b) => b,
+        Err(f) => {
+            eprintln!("kwire: error: {}", f.line());
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut trace = Trace::new();
+    let res = decode_frame(&bytes, target, Some(&mut trace));
+    let mut roots = trace.into_roots();
+    let kind = if target.response {
+        ApiKind::Response
+    } else {
+        ApiKind::Request
+    };
+    for r in &mut roots {
+        decorate(r, kind);
+    }
+    let color =
+        io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let out = render(&roots, color);
+    let mut stdout = io::stdout().lock();
+    let _ = stdout.write_all(out.as_bytes());
+    match res {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(f) => {
+            eprintln!("kwire: error: {}", f.line());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Names and describes the header's nodes as the object trees do (snake_case names, the
+/// client id as `nullable_string`, the API's name after its key).
+fn decorate(root: &mut Node, kind: ApiKind) {
+    let api_name = root
+        .name
+        .strip_suffix("Request")
+        .or_else(|| root.name.strip_suffix("Response"))
+        .map(str::to_owned);
+    for part in &mut root.children {
+        match part.name.as_str() {
+            "Frame" => {
+                for c in &mut part.children {
+                    c.about = "number of bytes that follow".to_owned();
+                }
+            }
+            "RequestHeader" | "ResponseHeader" => {
+                for c in &mut part.children {
+                    if let Some(f) = c.field {
+                        c.name = f.rust_name.to_owned();
+                    }
+                    let about = match (c.name.as_str(), kind) {
+                        ("request_api_key", _) => {
+                            if let Some(n) = &api_name {
+                                c.value = format!("{} ({n})", c.value);
+                            }
+                            "numeric id of the API being invoked"
+                        }
+                        ("request_api_version", _) => "version of the API being invoked",
+                        ("correlation_id", ApiKind::Request) => {
+                            "echoed back by the broker in the response"
+                        }
+                        ("correlation_id", ApiKind::Response) => {
+                            "matches the correlation_id of the request"
+                        }
+                        ("client_id", _) => {
+                            c.ty = "nullable_string".to_owned();
+                            "always a non-flexible int16-prefixed string"
+                        }
+                        ("tagged_fields", _) => "number of tagged fields in the header",
+                        _ => continue,
+                    };
+                    c.about = about.to_owned();
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+const ABOUT_MAX: usize = 75;
+
+struct Row {
+    name: String,
+    ty: String,
+    value: String,
+    span: String,
+    about: String,
+    error: Option<String>,
+}
+
+fn rows(n: &Node, prefix: &str, cont: &str, out: &mut Vec<Row>) {
+    let about: String = if n.about.chars().count() > ABOUT_MAX {
+        format!("{}...", n.about.chars().take(ABOUT_MAX).collect::<String>())
+    } else {
+        n.about.clone()
+    };
+    out.push(Row {
+        name: format!("{prefix}{}", n.name),
+        ty: n.ty.clone(),
+        value: if n.value.is_empty() {
+            String::new()
+        } else {
+            format!("= {}", n.value)
+        },
+        span: format!("[0x{:04x}, {}B]", n.offset, n.size),
+        about,
+        error: n.error.clone(),
+    });
+    let last = n.children.len().saturating_sub(1);
+    for (i, c) in n.children.iter().enumerate() {
+        let more = if i == last { "    " } else { "|   " };
+        rows(c, &format!("{cont}+-- "), &format!("{cont}{more}"), out);
+    }
+}
+
+fn pad(s: &str, w: usize) -> String {
+    let n = s.chars().count();
+    format!("{s}{}", " ".repeat(w.saturating_sub(n)))
+}
+
+fn paint(s: &str, code: &str, color: bool) -> String {
+    if color && !s.trim().is_empty() {
+        format!("\x1b[{code}m{s}\x1b[0m")
+    } else {
+        s.to_owned()
+    }
+}
+
+/// The tree as aligned text: name, type, `= value`, `[offset, size]`, description.
+fn render(roots: &[Node], color: bool) -> String {
+    let mut all = Vec::new();
+    for r in roots {
+        rows(r, "", "", &mut all);
+    }
+    let w =
+        |f: fn(&Row) -> &String| all.iter().map(|r| f(r).chars().count()).max().unwrap_or(0) + 2;
+    let (wn, wt, wv, ws) = (
+        w(|r| &r.name),
+        w(|r| &r.ty),
+        w(|r| &r.value),
+        w(|r| &r.span),
+    );
+    let mut out = String::new();
+    for r in &all {
+        let mut line = String::new();
+        line.push_str(&paint(&pad(&r.name, wn), "1", color));
+        line.push_str(&paint(&pad(&r.ty, wt), "36", color));
+        line.push_str(&paint(&pad(&r.value, wv), "32", color));
+        line.push_str(&paint(&pad(&r.span, ws), "2", color));
+        line.push_str(&paint(&r.about, "2", color));
+        if let Some(e) = &r.error {
+            line.push_str(&paint(&format!("  <-- error: {e}"), "1;31", color));
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
