@@ -1,1 +1,487 @@
-//! Benchmarks live in `benches/`; this library builds the shared inputs.
+//! Shared inputs for the benchmarks and the allocation tests: the same messages built with
+//! the same values in kafka-wire (`ours`) and in the `kafka-protocol` crate (`theirs`), and a
+//! cross-check that both encode them to identical bytes.
+//!
+//! Every builder takes the values from one place (the `*_spec` helpers), so the two trees
+//! cannot drift apart; [`check_identical`] asserts it on the bytes.
+
+use bytes::Bytes;
+use kafka_protocol::messages as kp;
+use kafka_protocol::protocol::{Encodable as _, StrBytes};
+use kafka_wire::{KafkaMessage, Str, Uuid};
+use kafka_wire_messages as kw;
+
+/// A message built in both libraries, with the version it is benchmarked at.
+pub struct Pair<O, T> {
+    /// kafka-wire's value.
+    pub ours: O,
+    /// kafka-protocol's value.
+    pub theirs: T,
+    /// The version both encode at.
+    pub version: i16,
+}
+
+fn s(v: &str) -> Str {
+    Str::from(v.to_owned())
+}
+
+fn sb(v: &str) -> StrBytes {
+    StrBytes::from_string(v.to_owned())
+}
+
+// ---- TxnOffsetCommit v5 ----------------------------------------------------------------------
+
+/// The values of one TxnOffsetCommit request: `topics` topics of `partitions` partitions.
+struct TocSpec {
+    transactional_id: String,
+    group_id: String,
+    producer_id: i64,
+    producer_epoch: i16,
+    generation: i32,
+    member_id: String,
+    group_instance_id: Option<String>,
+    topics: Vec<(String, Vec<(i32, i64, i32, Option<String>)>)>,
+}
+
+fn toc_spec(topics: usize, partitions: usize) -> TocSpec {
+    TocSpec {
+        transactional_id: "payments-processor-txn-0".into(),
+        group_id: "payments-consumer-group".into(),
+        producer_id: 4_000_123_456,
+        producer_epoch: 17,
+        generation: 42,
+        member_id: "consumer-payments-1-4f7c3a2e-9d1b-4c6e-8a5f-2b3c4d5e6f70".into(),
+        group_instance_id: Some("payments-instance-1".into()),
+        topics: (0..topics)
+            .map(|t| {
+                let name = format!("payments.events.v1.topic-{t:03}");
+                let parts = (0..partitions)
+                    .map(|p| {
+                        let p32 = p as i32;
+                        // Most clients send "" as metadata; one partition in ten carries some.
+                        let meta = if p % 10 == 0 { "checkpoint" } else { "" };
+                        (
+                            p32,
+                            1_000_000_000 + (t as i64) * 100_000 + p as i64,
+                            7,
+                            Some(meta.to_owned()),
+                        )
+                    })
+                    .collect();
+                (name, parts)
+            })
+            .collect(),
+    }
+}
+
+fn toc_pair(spec: TocSpec) -> Pair<kw::TxnOffsetCommitRequest, kp::TxnOffsetCommitRequest> {
+    let ours = kw::TxnOffsetCommitRequest {
+        transactional_id: s(&spec.transactional_id),
+        group_id: s(&spec.group_id),
+        producer_id: spec.producer_id,
+        producer_epoch: spec.producer_epoch,
+        generation_id_or_member_epoch: spec.generation,
+        member_id: s(&spec.member_id),
+        group_instance_id: spec.group_instance_id.as_deref().map(s),
+        topics: spec
+            .topics
+            .iter()
+            .map(|(name, parts)| kw::TxnOffsetCommitRequestTopic {
+                name: s(name),
+                partitions: parts
+                    .iter()
+                    .map(|(i, o, e, m)| kw::TxnOffsetCommitRequestPartition {
+                        partition_index: *i,
+                        committed_offset: *o,
+                        committed_leader_epoch: *e,
+                        committed_metadata: m.as_deref().map(s),
+                        ..Default::default()
+                    })
+                    .collect(),
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    };
+    let theirs = kp::TxnOffsetCommitRequest::default()
+        .with_transactional_id(sb(&spec.transactional_id).into())
+        .with_group_id(sb(&spec.group_id).into())
+        .with_producer_id(spec.producer_id.into())
+        .with_producer_epoch(spec.producer_epoch)
+        .with_generation_id(spec.generation)
+        .with_member_id(sb(&spec.member_id))
+        .with_group_instance_id(spec.group_instance_id.as_deref().map(sb))
+        .with_topics(
+            spec.topics
+                .iter()
+                .map(|(name, parts)| {
+                    kp::txn_offset_commit_request::TxnOffsetCommitRequestTopic::default()
+                        .with_name(sb(name).into())
+                        .with_partitions(
+                            parts
+                                .iter()
+                                .map(|(i, o, e, m)| {
+                                    kp::txn_offset_commit_request::TxnOffsetCommitRequestPartition::default()
+                                        .with_partition_index(*i)
+                                        .with_committed_offset(*o)
+                                        .with_committed_leader_epoch(*e)
+                                        .with_committed_metadata(m.as_deref().map(sb))
+                                })
+                                .collect(),
+                        )
+                })
+                .collect(),
+        );
+    Pair {
+        ours,
+        theirs,
+        version: 5,
+    }
+}
+
+/// TxnOffsetCommit v5 request, 100 topics × 100 partitions (about 190 KB).
+pub fn txn_offset_commit_large() -> Pair<kw::TxnOffsetCommitRequest, kp::TxnOffsetCommitRequest> {
+    toc_pair(toc_spec(100, 100))
+}
+
+/// TxnOffsetCommit v5 request, the seed page's smallest instance (every value zero or empty,
+/// every array one element).
+pub fn txn_offset_commit_small() -> Pair<kw::TxnOffsetCommitRequest, kp::TxnOffsetCommitRequest> {
+    toc_pair(TocSpec {
+        transactional_id: String::new(),
+        group_id: String::new(),
+        producer_id: 0,
+        producer_epoch: 0,
+        generation: 0,
+        member_id: String::new(),
+        group_instance_id: Some(String::new()),
+        topics: vec![(String::new(), vec![(0, 0, 0, Some(String::new()))])],
+    })
+}
+
+// ---- AddPartitionsToTxn v5 -------------------------------------------------------------------
+
+/// (transactional id, producer id, epoch, verify only, [(topic, [partition])])
+type AptSpec = Vec<(String, i64, i16, bool, Vec<(String, Vec<i32>)>)>;
+
+fn apt_spec(txns: usize, topics: usize, partitions: usize) -> AptSpec {
+    (0..txns)
+        .map(|x| {
+            (
+                format!("order-service-txn-{x}"),
+                9_000_000 + x as i64,
+                (x % 5) as i16,
+                x % 4 == 3,
+                (0..topics)
+                    .map(|t| {
+                        (
+                            format!("orders.v2.shard-{t:02}"),
+                            (0..partitions as i32).map(|p| p * 3 + x as i32).collect(),
+                        )
+                    })
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+fn apt_req_pair(
+    spec: &AptSpec,
+) -> Pair<kw::AddPartitionsToTxnRequest, kp::AddPartitionsToTxnRequest> {
+    use kp::add_partitions_to_txn_request as k;
+    let ours = kw::AddPartitionsToTxnRequest {
+        transactions: spec
+            .iter()
+            .map(
+                |(id, pid, ep, vo, topics)| kw::AddPartitionsToTxnTransaction {
+                    transactional_id: s(id),
+                    producer_id: *pid,
+                    producer_epoch: *ep,
+                    verify_only: *vo,
+                    topics: topics
+                        .iter()
+                        .map(|(n, ps)| kw::AddPartitionsToTxnTopic {
+                            name: s(n),
+                            partitions: ps.clone(),
+                            ..Default::default()
+                        })
+                        .collect(),
+                    ..Default::default()
+                },
+            )
+            .collect(),
+        ..Default::default()
+    };
+    let theirs = kp::AddPartitionsToTxnRequest::default().with_transactions(
+        spec.iter()
+            .map(|(id, pid, ep, vo, topics)| {
+                k::AddPartitionsToTxnTransaction::default()
+                    .with_transactional_id(sb(id).into())
+                    .with_producer_id((*pid).into())
+                    .with_producer_epoch(*ep)
+                    .with_verify_only(*vo)
+                    .with_topics(
+                        topics
+                            .iter()
+                            .map(|(n, ps)| {
+                                k::AddPartitionsToTxnTopic::default()
+                                    .with_name(sb(n).into())
+                                    .with_partitions(ps.clone())
+                            })
+                            .collect(),
+                    )
+            })
+            .collect(),
+    );
+    Pair {
+        ours,
+        theirs,
+        version: 5,
+    }
+}
+
+fn apt_resp_pair(
+    spec: &AptSpec,
+) -> Pair<kw::AddPartitionsToTxnResponse, kp::AddPartitionsToTxnResponse> {
+    use kp::add_partitions_to_txn_response as k;
+    let code = |p: i32| if p % 7 == 0 { 51 } else { 0 };
+    let ours = kw::AddPartitionsToTxnResponse {
+        throttle_time_ms: 0,
+        error_code: 0,
+        results_by_transaction: spec
+            .iter()
+            .map(|(id, _, _, _, topics)| kw::AddPartitionsToTxnResult {
+                transactional_id: s(id),
+                topic_results: topics
+                    .iter()
+                    .map(|(n, ps)| kw::AddPartitionsToTxnTopicResult {
+                        name: s(n),
+                        results_by_partition: ps
+                            .iter()
+                            .map(|&p| kw::AddPartitionsToTxnPartitionResult {
+                                partition_index: p,
+                                partition_error_code: code(p),
+                                ..Default::default()
+                            })
+                            .collect(),
+                        ..Default::default()
+                    })
+                    .collect(),
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    };
+    let theirs = kp::AddPartitionsToTxnResponse::default()
+        .with_throttle_time_ms(0)
+        .with_error_code(0)
+        .with_results_by_transaction(
+            spec.iter()
+                .map(|(id, _, _, _, topics)| {
+                    k::AddPartitionsToTxnResult::default()
+                        .with_transactional_id(sb(id).into())
+                        .with_topic_results(
+                            topics
+                                .iter()
+                                .map(|(n, ps)| {
+                                    k::AddPartitionsToTxnTopicResult::default()
+                                        .with_name(sb(n).into())
+                                        .with_results_by_partition(
+                                            ps.iter()
+                                                .map(|&p| {
+                                                    k::AddPartitionsToTxnPartitionResult::default()
+                                                        .with_partition_index(p)
+                                                        .with_partition_error_code(code(p))
+                                                })
+                                                .collect(),
+                                        )
+                                })
+                                .collect(),
+                        )
+                })
+                .collect(),
+        );
+    Pair {
+        ours,
+        theirs,
+        version: 5,
+    }
+}
+
+/// AddPartitionsToTxn v5 request as a broker batches it: 8 transactions × 10 topics × 16
+/// partitions.
+pub fn add_partitions_request() -> Pair<kw::AddPartitionsToTxnRequest, kp::AddPartitionsToTxnRequest>
+{
+    apt_req_pair(&apt_spec(8, 10, 16))
+}
+
+/// The AddPartitionsToTxn v5 response to [`add_partitions_request`].
+pub fn add_partitions_response(
+) -> Pair<kw::AddPartitionsToTxnResponse, kp::AddPartitionsToTxnResponse> {
+    apt_resp_pair(&apt_spec(8, 10, 16))
+}
+
+/// AddPartitionsToTxn v5 request, the seed page's smallest instance.
+pub fn add_partitions_small() -> Pair<kw::AddPartitionsToTxnRequest, kp::AddPartitionsToTxnRequest>
+{
+    apt_req_pair(&vec![(
+        String::new(),
+        0,
+        0,
+        false,
+        vec![(String::new(), vec![0])],
+    )])
+}
+
+// ---- InitializeShareGroupState v0 ------------------------------------------------------------
+
+/// (group id, [(topic id, [(partition, state epoch, start offset)])])
+type IsgsSpec = (String, Vec<(u128, Vec<(i32, i32, i64)>)>);
+
+fn isgs_pair(
+    spec: &IsgsSpec,
+) -> Pair<kw::InitializeShareGroupStateRequest, kp::InitializeShareGroupStateRequest> {
+    use kp::initialize_share_group_state_request as k;
+    let ours = kw::InitializeShareGroupStateRequest {
+        group_id: s(&spec.0),
+        topics: spec
+            .1
+            .iter()
+            .map(|(id, ps)| kw::InitializeStateData {
+                topic_id: Uuid::from_u128(*id),
+                partitions: ps
+                    .iter()
+                    .map(|&(p, e, o)| kw::PartitionData {
+                        partition: p,
+                        state_epoch: e,
+                        start_offset: o,
+                        ..Default::default()
+                    })
+                    .collect(),
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    };
+    let theirs = kp::InitializeShareGroupStateRequest::default()
+        .with_group_id(sb(&spec.0))
+        .with_topics(
+            spec.1
+                .iter()
+                .map(|(id, ps)| {
+                    k::InitializeStateData::default()
+                        .with_topic_id(uuid::Uuid::from_u128(*id))
+                        .with_partitions(
+                            ps.iter()
+                                .map(|&(p, e, o)| {
+                                    k::PartitionData::default()
+                                        .with_partition(p)
+                                        .with_state_epoch(e)
+                                        .with_start_offset(o)
+                                })
+                                .collect(),
+                        )
+                })
+                .collect(),
+        );
+    Pair {
+        ours,
+        theirs,
+        version: 0,
+    }
+}
+
+/// InitializeShareGroupState v0 request: 20 topics × 50 partitions.
+pub fn share_group_request(
+) -> Pair<kw::InitializeShareGroupStateRequest, kp::InitializeShareGroupStateRequest> {
+    isgs_pair(&(
+        "share-group-analytics".into(),
+        (0..20u128)
+            .map(|t| {
+                (
+                    0x0f1e_2d3c_4b5a_6978_8796_a5b4_c3d2_e1f0 ^ (t << 3),
+                    (0..50)
+                        .map(|p| (p, 3, if p % 3 == 0 { -1 } else { 5_000 + p as i64 }))
+                        .collect(),
+                )
+            })
+            .collect(),
+    ))
+}
+
+/// InitializeShareGroupState v0 request, the seed page's smallest instance.
+pub fn share_group_small(
+) -> Pair<kw::InitializeShareGroupStateRequest, kp::InitializeShareGroupStateRequest> {
+    isgs_pair(&(String::new(), vec![(0, vec![(0, 0, 0)])]))
+}
+
+// ---- frames ------------------------------------------------------------------------------------
+
+/// A whole request frame (size prefix, header v2 with client id "" and correlation id 0, body)
+/// encoded by kafka-wire's dispatch API.
+pub fn request_frame_ours(body: impl Into<kw::RequestBody>, version: i16) -> Bytes {
+    let frame = kw::RequestFrame::new(0, Some(Str::new()), version, body);
+    Bytes::from(frame.to_vec().expect("kafka-wire frame encodes"))
+}
+
+/// The same frame encoded by kafka-protocol.
+pub fn request_frame_theirs<T: kafka_protocol::protocol::Request>(body: &T, version: i16) -> Bytes {
+    let header = kp::RequestHeader::default()
+        .with_request_api_key(T::KEY)
+        .with_request_api_version(version)
+        .with_correlation_id(0)
+        .with_client_id(Some(StrBytes::from_static_str("")));
+    let hv = T::header_version(version);
+    let mut out = Vec::new();
+    let size = header.compute_size(hv).unwrap() + body.compute_size(version).unwrap();
+    out.extend_from_slice(&(size as i32).to_be_bytes());
+    header.encode(&mut out, hv).unwrap();
+    body.encode(&mut out, version).unwrap();
+    Bytes::from(out)
+}
+
+// ---- the cross-check -------------------------------------------------------------------------
+
+/// Encodes with both libraries, asserts identical bytes and equal sizes, checks that both
+/// decode those bytes back to the value they started from, and returns the bytes.
+pub fn check_identical<O, T>(name: &str, pair: &Pair<O, T>) -> Bytes
+where
+    O: KafkaMessage + PartialEq + core::fmt::Debug,
+    T: kafka_protocol::protocol::Encodable
+        + kafka_protocol::protocol::Decodable
+        + PartialEq
+        + core::fmt::Debug,
+{
+    let v = pair.version;
+    let ours = pair.ours.encode_to_vec(v).expect("kafka-wire encodes");
+    let mut theirs = Vec::new();
+    pair.theirs
+        .encode(&mut theirs, v)
+        .expect("kafka-protocol encodes");
+    assert!(
+        ours == theirs,
+        "{name}: kafka-wire and kafka-protocol encode differently ({} vs {} bytes)",
+        ours.len(),
+        theirs.len()
+    );
+    assert_eq!(pair.ours.encoded_size(v), ours.len(), "{name}: our size");
+    assert_eq!(
+        pair.theirs.compute_size(v).unwrap(),
+        ours.len(),
+        "{name}: their size"
+    );
+    let bytes = Bytes::from(ours);
+    assert_eq!(
+        O::decode_exact(&bytes, v).expect("kafka-wire decodes"),
+        pair.ours,
+        "{name}: our round trip"
+    );
+    let mut b = bytes.clone();
+    assert_eq!(
+        T::decode(&mut b, v).expect("kafka-protocol decodes"),
+        pair.theirs,
+        "{name}: their round trip"
+    );
+    assert!(b.is_empty(), "{name}: kafka-protocol left bytes");
+    bytes
+}

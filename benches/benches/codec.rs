@@ -1,0 +1,188 @@
+//! kafka-wire side by side with kafka-protocol, on identical messages (see the crate's
+//! library), with a memcpy of the same byte count as the floor.
+//!
+//! Run: `cargo bench -p kafka-wire-bench` (add a filter such as `-- txn_offset_commit` to run
+//! one group). Before anything is timed, each input is encoded by both libraries and the bytes
+//! are asserted identical.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
+use kafka_protocol::protocol::{Decodable, Encodable, Request};
+use kafka_wire::KafkaMessage;
+use kafka_wire_bench::*;
+use kafka_wire_messages as kw;
+
+type Group<'a> = BenchmarkGroup<'a, criterion::measurement::WallTime>;
+
+/// memcpy of `len` bytes into a buffer that already has room: the floor for both directions.
+fn memcpy(g: &mut Group<'_>, len: usize) {
+    let src = vec![0x5au8; len];
+    let mut dst = vec![0u8; len];
+    g.bench_function("memcpy", |b| {
+        b.iter(|| {
+            dst.copy_from_slice(black_box(&src));
+            black_box(&mut dst);
+        })
+    });
+}
+
+/// encode (into a reused buffer), decode (from shared bytes, result dropped in the loop) and
+/// size, for both libraries, plus the memcpy floor.
+fn body_benches<O, T>(c: &mut Criterion, name: &str, pair: Pair<O, T>)
+where
+    O: KafkaMessage + PartialEq + core::fmt::Debug,
+    T: Encodable + Decodable + PartialEq + core::fmt::Debug,
+{
+    let bytes = check_identical(name, &pair);
+    let v = pair.version;
+    let mut g = c.benchmark_group(name);
+    g.throughput(Throughput::Bytes(bytes.len() as u64));
+
+    let mut buf = Vec::with_capacity(bytes.len());
+    g.bench_function("encode/kafka-wire", |b| {
+        b.iter(|| {
+            buf.clear();
+            black_box(&pair.ours).encode(&mut buf, v).unwrap();
+            black_box(&mut buf);
+        })
+    });
+    let mut buf = Vec::with_capacity(bytes.len());
+    g.bench_function("encode/kafka-protocol", |b| {
+        b.iter(|| {
+            buf.clear();
+            black_box(&pair.theirs).encode(&mut buf, v).unwrap();
+            black_box(&mut buf);
+        })
+    });
+    g.bench_function("decode/kafka-wire", |b| {
+        b.iter(|| O::decode_exact(black_box(&bytes), v).unwrap())
+    });
+    g.bench_function("decode/kafka-protocol", |b| {
+        b.iter(|| {
+            let mut input = black_box(&bytes).clone();
+            T::decode(&mut input, v).unwrap()
+        })
+    });
+    g.bench_function("size/kafka-wire", |b| {
+        b.iter(|| black_box(&pair.ours).encoded_size(v))
+    });
+    g.bench_function("size/kafka-protocol", |b| {
+        b.iter(|| black_box(&pair.theirs).compute_size(v).unwrap())
+    });
+    memcpy(&mut g, bytes.len());
+    g.finish();
+}
+
+/// Whole request frame decode (size prefix, header, body): kafka-wire's dispatch API
+/// (`RequestFrame::decode`, which picks the API from the header) against kafka-protocol's
+/// header decode followed by its `RequestKind` dispatch.
+fn frame_benches<T>(
+    c: &mut Criterion,
+    name: &str,
+    ours: impl Into<kw::RequestBody>,
+    theirs: &T,
+    v: i16,
+) where
+    T: Request,
+{
+    let frame = request_frame_ours(ours, v);
+    assert_eq!(
+        frame,
+        request_frame_theirs(theirs, v),
+        "{name}: frames differ"
+    );
+    let mut g = c.benchmark_group(name);
+    g.throughput(Throughput::Bytes(frame.len() as u64));
+    g.bench_function("frame_decode/kafka-wire", |b| {
+        b.iter(|| kw::RequestFrame::decode(black_box(&frame)).unwrap())
+    });
+    g.bench_function("frame_decode/kafka-protocol", |b| {
+        b.iter(|| {
+            use kafka_protocol::messages::{ApiKey, RequestKind};
+            use kafka_protocol::protocol::decode_request_header_from_buffer;
+            let mut input = black_box(&frame).clone();
+            let size = bytes::Buf::get_i32(&mut input) as usize;
+            assert_eq!(size, input.len());
+            let header = decode_request_header_from_buffer(&mut input).unwrap();
+            let key = ApiKey::try_from(header.request_api_key).unwrap();
+            let body = RequestKind::decode(key, &mut input, header.request_api_version).unwrap();
+            assert!(input.is_empty());
+            (header, body)
+        })
+    });
+    memcpy(&mut g, frame.len());
+    g.finish();
+}
+
+fn large(c: &mut Criterion) {
+    body_benches(c, "txn_offset_commit_v5_100x100", txn_offset_commit_large());
+    let p = txn_offset_commit_large();
+    frame_benches(
+        c,
+        "txn_offset_commit_v5_100x100",
+        p.ours,
+        &p.theirs,
+        p.version,
+    );
+    body_benches(
+        c,
+        "add_partitions_to_txn_v5_request",
+        add_partitions_request(),
+    );
+    body_benches(
+        c,
+        "add_partitions_to_txn_v5_response",
+        add_partitions_response(),
+    );
+    body_benches(
+        c,
+        "initialize_share_group_state_v0_request",
+        share_group_request(),
+    );
+}
+
+fn small(c: &mut Criterion) {
+    let p = add_partitions_small();
+    frame_benches(
+        c,
+        "seed_add_partitions_to_txn_v5",
+        p.ours.clone(),
+        &p.theirs,
+        p.version,
+    );
+    body_benches(c, "seed_add_partitions_to_txn_v5", p);
+    let p = txn_offset_commit_small();
+    frame_benches(
+        c,
+        "seed_txn_offset_commit_v5",
+        p.ours.clone(),
+        &p.theirs,
+        p.version,
+    );
+    body_benches(c, "seed_txn_offset_commit_v5", p);
+    let p = share_group_small();
+    frame_benches(
+        c,
+        "seed_initialize_share_group_state_v0",
+        p.ours.clone(),
+        &p.theirs,
+        p.version,
+    );
+    body_benches(c, "seed_initialize_share_group_state_v0", p);
+}
+
+fn config() -> Criterion {
+    Criterion::default()
+        .warm_up_time(Duration::from_millis(700))
+        .measurement_time(Duration::from_secs(2))
+        .sample_size(50)
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = large, small
+}
+criterion_main!(benches);
