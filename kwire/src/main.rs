@@ -306,7 +306,7 @@ fn hex_decode(text: &str) -> Result<Bytes, Failure> {
     if let Some((i, c)) = t.char_indices().find(|(_, c)| !c.is_ascii_hexdigit()) {
         return Err(Failure::msg(format!("invalid hex: {c:?} at character {i}")));
     }
-    if t.len() % 2 != 0 {
+    if !t.len().is_multiple_of(2) {
         return Err(Failure::msg(format!(
             "invalid hex: odd number of digits ({})",
             t.len()
