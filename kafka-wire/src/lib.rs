@@ -55,6 +55,10 @@ mod meta;
 pub mod primitives;
 mod reader;
 mod types;
+#[cfg(feature = "json")]
+pub mod dynamic;
+#[cfg(feature = "json")]
+pub mod json;
 mod version;
 
 #[doc(hidden)]
