@@ -226,6 +226,14 @@ impl DecodeError {
         self.0.path.push_outer(PathSegment::Part(name));
         self
     }
+
+    /// Moves the error to byte `offset` (for an error found after the offending value was
+    /// read, such as a tag that turns out not to be valid at the version).
+    #[cold]
+    pub(crate) fn with_offset(mut self, offset: usize) -> Self {
+        self.0.offset = offset;
+        self
+    }
 }
 
 impl fmt::Display for DecodeError {

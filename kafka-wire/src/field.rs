@@ -493,6 +493,9 @@ impl NullableField for Records {
 
 // ---- arrays -----------------------------------------------------------------------------
 
+/// The most bytes an array reserves ahead of decoding, per input byte left.
+const RESERVE_PER_INPUT_BYTE: usize = 32;
+
 impl<T: Field> Field for Vec<T> {
     const KAFKA_TYPE: KafkaType = KafkaType::Array(&T::KAFKA_TYPE);
 
@@ -538,13 +541,21 @@ impl<T: Field> NullableField for Vec<T> {
 
     #[inline]
     fn read_nullable(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Self>, DecodeError> {
-        // read_prefix has already checked count <= remaining bytes, so the allocation is
-        // bounded by the input (Kafka's "Tried to allocate a collection of size N" check).
+        // read_prefix has already checked count <= remaining bytes (Kafka's "Tried to
+        // allocate a collection of size N" check). That alone does not bound memory: an
+        // element can be far bigger in memory than on the wire (a 3-byte topic is a ~96-byte
+        // struct), so reserving `n` elements would let a frame reserve ~100 times its size
+        // before its first element fails. Reserve at most RESERVE_PER_INPUT_BYTE bytes per
+        // byte left (enough for every honest count of the declared messages, whose smallest
+        // elements take 1/32 of their size on the wire); past that the vector grows only as
+        // elements actually decode.
         let Some(n) = read_prefix(r, Prefix::I32, cx.compact)? else {
             return Ok(None);
         };
         let ecx = cx.element();
-        let mut out = Vec::with_capacity(n);
+        let max_elems =
+            r.remaining().saturating_mul(RESERVE_PER_INPUT_BYTE) / size_of::<T>().max(1);
+        let mut out = Vec::with_capacity(n.min(max_elems));
         for i in 0..n {
             out.push(T::read(r, ecx).map_err(|e| e.at_index(i))?);
         }

@@ -214,7 +214,16 @@ where
             ));
         }
         let payload_at = r.position();
-        if known(tag, r)? {
+        // A declared tag that is not tagged at this version is reported at the tag itself
+        // (`known` finds it before reading the payload, so its error is at `payload_at`; one
+        // from a nested tagged section inside the payload lies further on and is left alone).
+        let is_known = known(tag, r).map_err(|e| match e.kind() {
+            DecodeErrorKind::TagNotValidForVersion { .. } if e.offset() == payload_at => {
+                e.with_offset(tag_at)
+            }
+            _ => e,
+        })?;
+        if is_known {
             let used = r.position() - payload_at;
             if used != size {
                 return Err(DecodeError::new(
