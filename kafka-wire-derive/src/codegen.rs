@@ -216,6 +216,10 @@ pub fn generate(s: &Struct) -> TokenStream {
         .map(|u| quote!(#u: __kw::UnknownTaggedFields::new()));
 
     // ---- metadata ----
+    let unknown_meta = opt(s.unknown.as_ref().map(|u| {
+        let n = u.to_string();
+        quote!(#n)
+    }));
     let about = &s.about;
     let api = match s.api {
         Some((key, true)) => {
@@ -364,6 +368,7 @@ pub fn generate(s: &Struct) -> TokenStream {
                     api: #api,
                     about: #about,
                     fields: &[#(#field_metas),*],
+                    unknown_tagged_field: #unknown_meta,
                 };
             }
 
@@ -440,6 +445,7 @@ pub fn fallback(input: &syn::DeriveInput) -> TokenStream {
                     api: ::core::option::Option::None,
                     about: "",
                     fields: &[],
+                    unknown_tagged_field: ::core::option::Option::None,
                 };
             }
             impl ::core::default::Default for #ident {

@@ -39,7 +39,10 @@ use crate::{Reader, Version};
 
 /// The Rust name of the field that holds a struct's unknown tagged fields, as error paths
 /// name it (the derive does not record it; every struct in this workspace uses this name).
-const UNKNOWN_FIELD: &str = "unknown_tagged_fields";
+/// The Rust name of the struct's unknown-tagged-fields holder, for error paths.
+fn unknown_name(meta: &StructMeta) -> &'static str {
+    meta.unknown_tagged_field.unwrap_or("unknown_tagged_fields")
+}
 
 /// One value of a Kafka type, as the dynamic codec holds it.
 #[derive(Debug, Clone, PartialEq)]
@@ -105,7 +108,7 @@ impl fmt::Debug for StructValue {
             d.field(m.rust_name, v);
         }
         if !self.unknown.is_empty() {
-            d.field(UNKNOWN_FIELD, &self.unknown);
+            d.field(unknown_name(self.meta), &self.unknown);
         }
         d.finish()
     }
@@ -812,7 +815,8 @@ fn write_struct(s: &StructValue, cx: Cx, out: &mut Vec<u8>) -> Result<(), Encode
         .collect();
     tagged.sort_by_key(|(f, _)| f.tag);
     let declared: Vec<u32> = tagged.iter().filter_map(|(f, _)| f.tag).collect();
-    check_unknown_tagged(&s.unknown, flex, v, &declared).map_err(|e| e.in_field(UNKNOWN_FIELD))?;
+    check_unknown_tagged(&s.unknown, flex, v, &declared)
+        .map_err(|e| e.in_field(unknown_name(meta)))?;
     if flex {
         let present: Vec<(&FieldMeta, &Value)> = tagged
             .into_iter()

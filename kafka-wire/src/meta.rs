@@ -141,6 +141,8 @@ pub struct StructMeta {
     pub about: &'static str,
     /// The declared fields, in wire order (tagged ones included, in declaration order).
     pub fields: &'static [FieldMeta],
+    /// The Rust name of the field that keeps unknown tagged fields, if the struct has one.
+    pub unknown_tagged_field: Option<&'static str>,
 }
 
 impl StructMeta {
