@@ -1,0 +1,40 @@
+//! A whole response frame (size prefix included) through the dispatch API
+//! (`ResponseFrame::decode`): the first input byte picks the API (index into `ApiKey::ALL`),
+//! the next two the request version; the rest is the frame. Round trip as for requests.
+#![no_main]
+
+use bytes::Bytes;
+use kafka_wire_fuzz::{check_alloc, check_error, measure, split_version};
+use kafka_wire_messages::{ApiKey, ResponseFrame};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&pick, rest)) = data.split_first() else {
+        return;
+    };
+    let Some((version, frame_bytes)) = split_version(rest) else {
+        return;
+    };
+    let api = ApiKey::ALL[usize::from(pick) % ApiKey::ALL.len()];
+    let buf = Bytes::copy_from_slice(frame_bytes);
+    let (res, allocated) = measure(|| ResponseFrame::decode(&buf, api, version));
+    check_alloc(frame_bytes.len(), allocated);
+    let frame = match res {
+        Ok(f) => f,
+        Err(e) => return check_error(&e, frame_bytes.len()),
+    };
+    assert_eq!(
+        frame.encoded_size(),
+        frame_bytes.len(),
+        "encoded_size of {frame:?}"
+    );
+    let out = match frame.to_vec() {
+        Ok(out) => out,
+        Err(e) => panic!("decoded frame does not encode: {e}: {frame:?}"),
+    };
+    assert_eq!(out, frame_bytes, "re-encoded frame differs for {frame:?}");
+    match ResponseFrame::decode(&Bytes::from(out), api, version) {
+        Ok(back) => assert_eq!(back, frame),
+        Err(e) => panic!("re-encoded frame does not decode: {e}"),
+    }
+});
