@@ -31,6 +31,9 @@ fn sb(v: &str) -> StrBytes {
 
 // ---- TxnOffsetCommit v5 ----------------------------------------------------------------------
 
+/// (partition index, committed offset, leader epoch, metadata)
+type TocPartition = (i32, i64, i32, Option<String>);
+
 /// The values of one TxnOffsetCommit request: `topics` topics of `partitions` partitions.
 struct TocSpec {
     transactional_id: String,
@@ -40,7 +43,7 @@ struct TocSpec {
     generation: i32,
     member_id: String,
     group_instance_id: Option<String>,
-    topics: Vec<(String, Vec<(i32, i64, i32, Option<String>)>)>,
+    topics: Vec<(String, Vec<TocPartition>)>,
 }
 
 fn toc_spec(topics: usize, partitions: usize) -> TocSpec {

@@ -1,0 +1,54 @@
+//! One operation in a loop, for instruction counts under callgrind:
+//! `valgrind --tool=callgrind target/release/examples/profile toc decode ours 20`.
+
+use std::hint::black_box;
+
+use bytes::Bytes;
+use kafka_protocol::protocol::{Decodable, Encodable};
+use kafka_wire::KafkaMessage;
+use kafka_wire_bench::*;
+
+fn run<O, T>(pair: Pair<O, T>, op: &str, lib: &str, n: usize)
+where
+    O: KafkaMessage + PartialEq + core::fmt::Debug,
+    T: Encodable + Decodable + PartialEq + core::fmt::Debug,
+{
+    let bytes: Bytes = check_identical("profile", &pair);
+    let v = pair.version;
+    let mut buf = Vec::with_capacity(bytes.len());
+    for _ in 0..n {
+        match (op, lib) {
+            ("encode", "ours") => {
+                buf.clear();
+                black_box(&pair.ours).encode(&mut buf, v).unwrap();
+            }
+            ("encode", "theirs") => {
+                buf.clear();
+                black_box(&pair.theirs).encode(&mut buf, v).unwrap();
+            }
+            ("decode", "ours") => drop(black_box(O::decode_exact(&bytes, v).unwrap())),
+            ("decode", "theirs") => {
+                drop(black_box(T::decode(&mut bytes.clone(), v).unwrap()));
+            }
+            ("size", "ours") => drop(black_box(pair.ours.encoded_size(v))),
+            ("size", "theirs") => drop(black_box(pair.theirs.compute_size(v).unwrap())),
+            ("none", _) => {}
+            _ => panic!("op: encode|decode|size|none, lib: ours|theirs"),
+        }
+        black_box(&mut buf);
+    }
+}
+
+fn main() {
+    let a: Vec<String> = std::env::args().collect();
+    let n = a.get(4).map_or(10, |s| s.parse().unwrap());
+    let (case, op, lib) = (a[1].as_str(), a[2].as_str(), a[3].as_str());
+    match case {
+        "toc" => run(txn_offset_commit_large(), op, lib, n),
+        "apt_req" => run(add_partitions_request(), op, lib, n),
+        "apt_resp" => run(add_partitions_response(), op, lib, n),
+        "isgs" => run(share_group_request(), op, lib, n),
+        "toc_small" => run(txn_offset_commit_small(), op, lib, n),
+        _ => panic!("case: toc|apt_req|apt_resp|isgs|toc_small"),
+    }
+}
