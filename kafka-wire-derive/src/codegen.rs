@@ -191,7 +191,7 @@ pub fn generate(s: &Struct) -> TokenStream {
                             return ::core::result::Result::Err(__kw::tagged_default(__at).in_field(#fname));
                         }
                         #fid = __x;
-                        ::core::result::Result::Ok(true)
+                        ::core::result::Result::Ok(::core::option::Option::Some(#fname))
                     }
                 }
             });
@@ -201,7 +201,7 @@ pub fn generate(s: &Struct) -> TokenStream {
                     __kw::read_tagged_section(__r, &mut #unk, |__tag, __r| {
                         match __tag {
                             #(#arms)*
-                            _ => ::core::result::Result::Ok(false),
+                            _ => ::core::result::Result::Ok(::core::option::Option::None),
                         }
                     })?;
                 }

@@ -637,7 +637,8 @@ impl Dec<'_, '_, '_> {
                                 actual: used,
                             },
                             payload_at,
-                        ));
+                        )
+                        .in_field(f.rust_name));
                     }
                     let text = format!("{} (tag {tag}, size {size})", value_text(&x, tcx));
                     self.close(|| text);

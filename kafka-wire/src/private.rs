@@ -159,8 +159,9 @@ pub fn count_size(n: usize) -> usize {
     uvarint_size(n as u32)
 }
 
-/// Reads a tagged-field section. `known` reads a declared tag and returns `true`, or returns
-/// `false` for a tag the struct does not declare, which is kept in `unknown`.
+/// Reads a tagged-field section. `known` reads a declared tag and returns the Rust name of
+/// its field (for error paths), or `None` for a tag the struct does not declare, which is
+/// kept in `unknown`.
 ///
 /// Tags must be strictly ascending, which rejects duplicates (Kafka does not check order on
 /// read, but an out-of-order section could not be re-encoded byte-exact). A known field
@@ -172,7 +173,7 @@ pub fn read_tagged_section<F>(
     mut known: F,
 ) -> Result<(), DecodeError>
 where
-    F: FnMut(u32, &mut Reader<'_>) -> Result<bool, DecodeError>,
+    F: FnMut(u32, &mut Reader<'_>) -> Result<Option<&'static str>, DecodeError>,
 {
     let count_at = r.position();
     let count = r.read_uvarint()? as usize;
@@ -223,7 +224,7 @@ where
             }
             _ => e,
         })?;
-        if is_known {
+        if let Some(field) = is_known {
             let used = r.position() - payload_at;
             if used != size {
                 return Err(DecodeError::new(
@@ -233,7 +234,8 @@ where
                         actual: used,
                     },
                     payload_at,
-                ));
+                )
+                .in_field(field));
             }
         } else {
             let data = r.read_bytes(size)?;

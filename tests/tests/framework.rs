@@ -408,6 +408,10 @@ fn tagged_section_rules_on_decode() {
             actual: 4
         }
     );
+    assert_eq!(
+        (e.offset(), e.path().to_string()),
+        (5, "Small.m".to_owned())
+    );
     // A tag size beyond the input.
     let e = decode_err("01 01 01 07 09 00", 3);
     assert!(matches!(
