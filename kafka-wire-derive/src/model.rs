@@ -183,6 +183,18 @@ pub struct Struct {
     pub unknown: Option<syn::Ident>,
 }
 
+/// Whether `ty` names `ident` or `Self` anywhere (`Vec<Node>`, `Option<Self>`).
+fn mentions(ty: &syn::Type, ident: &syn::Ident) -> bool {
+    fn walk(ts: proc_macro2::TokenStream, ident: &syn::Ident) -> bool {
+        ts.into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Ident(i) => i == *ident || i == "Self",
+            proc_macro2::TokenTree::Group(g) => walk(g.stream(), ident),
+            _ => false,
+        })
+    }
+    walk(quote!(#ty), ident)
+}
+
 /// Rust `snake_case` → Kafka `PascalCase` (`v3_and_below_topics` → `V3AndBelowTopics`).
 fn pascal_case(s: &str) -> String {
     let s = s.strip_prefix("r#").unwrap_or(s);
@@ -289,6 +301,14 @@ impl Struct {
                 }
                 unknown = Some(fident);
                 continue;
+            }
+            // Kafka's schemas never nest a struct in itself; decoding one would recurse as
+            // deep as the input says, and decoding must not overflow the stack.
+            if mentions(&f.ty, &ident) {
+                acc.push(err(
+                    f.ty.span(),
+                    format!("`{ident}` cannot contain itself: Kafka structs are not recursive"),
+                ));
             }
             if let Some(field) = check_field(f, fident, versions, flexible, &mut acc) {
                 fields.push(field);
@@ -599,6 +619,15 @@ fn build_default(
         }
         return quote!(::core::option::Option::None);
     }
+    // Rule 20: Java ignores a records field's JSON default; it is null.
+    if *kind == Kind::Records {
+        return implicit();
+    }
+    // FieldSpec.fieldDefault: an empty default means the type's implicit default for
+    // numbers, bools and uuids too.
+    if text.is_empty() && !matches!(kind, Kind::Str) {
+        return implicit();
+    }
     let value = match kind {
         Kind::Bool => match text.to_ascii_lowercase().as_str() {
             "true" => Ok(quote!(true)),
@@ -651,12 +680,14 @@ fn parse_int(text: &str, bits: u8, signed: bool) -> Result<i128, String> {
         (32, false) => "uint32",
         _ => "int64",
     };
-    let (neg, body) = match text.strip_prefix('-') {
-        Some(b) => (true, b),
-        None => (false, text),
+    // Java's valueOf takes an optional sign; the generator reads "0x" only without one.
+    let (neg, plus, body) = match (text.strip_prefix('-'), text.strip_prefix('+')) {
+        (Some(b), _) => (true, false, b),
+        (_, Some(b)) => (false, true, b),
+        _ => (false, false, text),
     };
     let v: i128 = if let Some(hex) = body.strip_prefix("0x") {
-        if neg {
+        if neg || plus {
             return Err(format!(
                 "invalid default {text:?} for {ty}: negative hex is not allowed"
             ));
@@ -701,9 +732,22 @@ fn parse_int(text: &str, bits: u8, signed: bool) -> Result<i128, String> {
     Ok(v)
 }
 
+/// Rule 21: `Double.parseDouble`: decimal and exponent forms, `NaN`, `Infinity`.
 fn parse_f64(text: &str) -> Result<TokenStream, String> {
-    let v: f64 = text
-        .trim()
+    let t = text.trim();
+    let bare = t.trim_start_matches(['+', '-']);
+    // Rust's parser also takes "inf" and "nan" in any case; Java takes only these spellings.
+    let named = bare == "NaN" || bare == "Infinity";
+    if !named
+        && bare
+            .bytes()
+            .any(|b| b.is_ascii_alphabetic() && b != b'e' && b != b'E')
+    {
+        return Err(format!(
+            "invalid default {text:?} for float64: expected a decimal number, NaN or Infinity"
+        ));
+    }
+    let v: f64 = t
         .parse()
         .map_err(|_| format!("invalid default {text:?} for float64"))?;
     Ok(if v.is_nan() {
@@ -811,6 +855,20 @@ mod tests {
     }
 
     #[test]
+    fn recursive_structs_are_rejected() {
+        let input: syn::DeriveInput = syn::parse_quote! {
+            #[kafka(versions = "0", flexible = "none")]
+            struct Node {
+                #[kafka(versions = "0+")]
+                children: Vec<Node>,
+                #[kafka(versions = "0+", nullable = "0+")]
+                parent: Option<Box<Self>>,
+            }
+        };
+        assert_eq!(errors(input), 2);
+    }
+
+    #[test]
     fn names() {
         assert_eq!(pascal_case("v3_and_below_topics"), "V3AndBelowTopics");
         assert_eq!(
@@ -829,6 +887,10 @@ mod tests {
         assert!(parse_int("-0x1", 32, true).is_err());
         assert_eq!(parse_int("65535", 16, false), Ok(65535));
         assert!(parse_int("-1", 16, false).is_err());
+        assert_eq!(parse_int("+5", 32, true), Ok(5));
+        assert!(parse_int("+0x5", 32, true).is_err());
+        assert!(parse_f64("1.5e3").is_ok() && parse_f64("-Infinity").is_ok());
+        assert!(parse_f64("NaN").is_ok() && parse_f64("nan").is_err() && parse_f64("inf").is_err());
     }
 
     fn messages(input: syn::DeriveInput) -> Vec<String> {
