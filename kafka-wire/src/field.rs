@@ -114,7 +114,7 @@ impl<T: NullableField> Field for Option<T> {
         T::size_nullable(self.as_ref(), cx)
     }
 
-    #[inline]
+    #[inline(always)]
     fn read(r: &mut Reader<'_>, cx: Cx) -> Result<Self, DecodeError> {
         let start = r.position();
         match T::read_nullable(r, cx)? {
@@ -324,8 +324,33 @@ fn null_error(cx: Cx, at: usize) -> DecodeError {
 
 // ---- strings ----------------------------------------------------------------------------
 
-#[inline]
+/// Reads a string. The common case (a compact length in one byte, the string in the input)
+/// takes an inlined fast path that skips the UTF-8 check for the empty string; anything else,
+/// errors included, starts again from the prefix in [`read_str_slow`], which reports them.
+#[inline(always)]
 fn read_str(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Str>, DecodeError> {
+    if cx.compact {
+        let saved = r.clone();
+        if let Ok(n @ 0..=0x7f) = r.read_uvarint() {
+            match n {
+                0 => return Ok(None),
+                1 => return Ok(Some(Str::new())),
+                _ => {
+                    if let Ok(bytes) = r.read_bytes(n as usize - 1) {
+                        if let Ok(s) = Str::from_utf8(bytes) {
+                            return Ok(Some(s));
+                        }
+                    }
+                }
+            }
+        }
+        *r = saved;
+    }
+    read_str_slow(r, cx)
+}
+
+#[inline(never)]
+fn read_str_slow(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Str>, DecodeError> {
     let start = r.position();
     let Some(len) = read_prefix(r, Prefix::I16, cx.compact)? else {
         return Ok(None);
@@ -351,7 +376,7 @@ impl Field for Str {
     fn size(&self, cx: Cx) -> usize {
         Self::size_nullable(Some(self), cx)
     }
-    #[inline]
+    #[inline(always)]
     fn read(r: &mut Reader<'_>, cx: Cx) -> Result<Self, DecodeError> {
         let at = r.position();
         read_str(r, cx)?.ok_or_else(|| null_error(cx, at))
@@ -376,7 +401,7 @@ impl NullableField for Str {
         let len = v.map(|s| s.len());
         prefix_size(Prefix::I16, len, cx.compact) + len.unwrap_or(0)
     }
-    #[inline]
+    #[inline(always)]
     fn read_nullable(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Self>, DecodeError> {
         read_str(r, cx)
     }

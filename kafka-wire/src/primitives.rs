@@ -20,12 +20,18 @@ pub const fn uvarlong_size(v: u64) -> usize {
 }
 
 /// Writes an unsigned LEB128 varint.
-#[inline]
-pub fn put_uvarint<B: BufMut + ?Sized>(buf: &mut B, mut v: u32) {
+#[inline(always)]
+pub fn put_uvarint<B: BufMut + ?Sized>(buf: &mut B, v: u32) {
+    // The one-byte form (lengths, counts, tags) inline; the rest out of line.
     if v < 0x80 {
         buf.put_u8(v as u8);
-        return;
+    } else {
+        put_uvarint_long(buf, v);
     }
+}
+
+#[inline(never)]
+fn put_uvarint_long<B: BufMut + ?Sized>(buf: &mut B, mut v: u32) {
     let mut tmp = [0u8; 5];
     let mut n = 0;
     while v >= 0x80 {

@@ -9,8 +9,9 @@ use crate::error::{DecodeError, DecodeErrorKind};
 #[derive(Debug, Clone)]
 pub struct Reader<'a> {
     buf: &'a Bytes,
-    data: &'a [u8],
-    pos: usize,
+    /// The bytes not read yet: the tail of `buf`. Keeping the tail (rather than a position)
+    /// makes each read a single length check.
+    rest: &'a [u8],
 }
 
 impl<'a> Reader<'a> {
@@ -18,30 +19,29 @@ impl<'a> Reader<'a> {
     pub fn new(buf: &'a Bytes) -> Self {
         Reader {
             buf,
-            data: buf.as_ref(),
-            pos: 0,
+            rest: buf.as_ref(),
         }
     }
 
     /// A reader at byte `pos` of `buf` (a position past the end reads as truncated).
     pub fn at(buf: &'a Bytes, pos: usize) -> Self {
+        let data: &'a [u8] = buf.as_ref();
         Reader {
             buf,
-            data: buf.as_ref(),
-            pos: pos.min(buf.len()),
+            rest: &data[pos.min(data.len())..],
         }
     }
 
     /// The current byte offset from the start of the buffer.
     #[inline(always)]
     pub fn position(&self) -> usize {
-        self.pos
+        self.buf.len() - self.rest.len()
     }
 
     /// Bytes left to read.
     #[inline(always)]
     pub fn remaining(&self) -> usize {
-        self.data.len() - self.pos
+        self.rest.len()
     }
 
     /// Whether every byte has been read.
@@ -52,7 +52,7 @@ impl<'a> Reader<'a> {
     /// An error of `kind` at the current position.
     #[cold]
     pub fn error(&self, kind: DecodeErrorKind) -> DecodeError {
-        DecodeError::new(kind, self.pos)
+        DecodeError::new(kind, self.position())
     }
 
     #[cold]
@@ -66,13 +66,9 @@ impl<'a> Reader<'a> {
     /// Reads `N` bytes.
     #[inline(always)]
     pub fn read_array<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
-        match self
-            .data
-            .get(self.pos..)
-            .and_then(|rest| rest.first_chunk::<N>())
-        {
-            Some(a) => {
-                self.pos += N;
+        match self.rest.split_first_chunk::<N>() {
+            Some((a, rest)) => {
+                self.rest = rest;
                 Ok(*a)
             }
             None => Err(self.truncated(N)),
@@ -82,9 +78,9 @@ impl<'a> Reader<'a> {
     /// Reads one byte.
     #[inline(always)]
     pub fn read_u8(&mut self) -> Result<u8, DecodeError> {
-        match self.data.get(self.pos) {
-            Some(&b) => {
-                self.pos += 1;
+        match self.rest.split_first() {
+            Some((&b, rest)) => {
+                self.rest = rest;
                 Ok(b)
             }
             None => Err(self.truncated(1)),
@@ -132,22 +128,29 @@ impl<'a> Reader<'a> {
     /// A 5th byte with the continuation bit set is an error, as in Kafka. Unlike Kafka,
     /// non-minimal forms and bits above bit 31 are errors too, so that whatever decodes
     /// re-encodes to the same bytes.
-    #[inline]
+    #[inline(always)]
     pub fn read_uvarint(&mut self) -> Result<u32, DecodeError> {
-        // Fast path: the single-byte form is by far the most common (lengths, counts, tags).
-        if let Some(&b) = self.data.get(self.pos) {
+        // Fast path, inlined: the single-byte form is by far the most common (lengths,
+        // counts, tags). Everything else is out of line.
+        if let Some((&b, rest)) = self.rest.split_first() {
             if b & 0x80 == 0 {
-                self.pos += 1;
+                self.rest = rest;
                 return Ok(u32::from(b));
             }
         }
-        let start = self.pos;
+        self.read_uvarint_slow()
+    }
+
+    #[inline(never)]
+    fn read_uvarint_slow(&mut self) -> Result<u32, DecodeError> {
+        let start = self.position();
+        let saved = self.rest;
         let mut value: u32 = 0;
         for i in 0..5u32 {
             let b = match self.read_u8() {
                 Ok(b) => b,
                 Err(e) => {
-                    self.pos = start;
+                    self.rest = saved;
                     return Err(DecodeError::new(e.kind().clone(), start));
                 }
             };
@@ -156,38 +159,39 @@ impl<'a> Reader<'a> {
                 // A zero last byte (non-minimal form) or bits above bit 31 would not
                 // re-encode to the same bytes; Kafka never writes either.
                 if (i > 0 && b == 0) || (i == 4 && b > 0x0f) {
-                    self.pos = start;
+                    self.rest = saved;
                     return Err(self.error(DecodeErrorKind::NonCanonicalVarint));
                 }
                 return Ok(value);
             }
         }
-        self.pos = start;
+        self.rest = saved;
         Err(self.error(DecodeErrorKind::VarintTooLong { max_bytes: 5 }))
     }
 
     /// Reads an unsigned LEB128 varlong of at most 10 bytes.
     pub fn read_uvarlong(&mut self) -> Result<u64, DecodeError> {
-        let start = self.pos;
+        let start = self.position();
+        let saved = self.rest;
         let mut value: u64 = 0;
         for i in 0..10u32 {
             let b = match self.read_u8() {
                 Ok(b) => b,
                 Err(e) => {
-                    self.pos = start;
+                    self.rest = saved;
                     return Err(DecodeError::new(e.kind().clone(), start));
                 }
             };
             value |= u64::from(b & 0x7f).wrapping_shl(7 * i);
             if b & 0x80 == 0 {
                 if (i > 0 && b == 0) || (i == 9 && b > 0x01) {
-                    self.pos = start;
+                    self.rest = saved;
                     return Err(self.error(DecodeErrorKind::NonCanonicalVarint));
                 }
                 return Ok(value);
             }
         }
-        self.pos = start;
+        self.rest = saved;
         Err(self.error(DecodeErrorKind::VarintTooLong { max_bytes: 10 }))
     }
 
@@ -206,10 +210,9 @@ impl<'a> Reader<'a> {
     /// Takes the next `len` bytes as a borrowed slice.
     #[inline]
     pub fn read_slice(&mut self, len: usize) -> Result<&'a [u8], DecodeError> {
-        let data: &'a [u8] = self.data;
-        match data.get(self.pos..).and_then(|rest| rest.get(..len)) {
-            Some(s) => {
-                self.pos += len;
+        match self.rest.split_at_checked(len) {
+            Some((s, rest)) => {
+                self.rest = rest;
                 Ok(s)
             }
             None => Err(self.error(DecodeErrorKind::LengthExceedsInput {
@@ -225,9 +228,8 @@ impl<'a> Reader<'a> {
         if len == 0 {
             return Ok(Bytes::new());
         }
-        let start = self.pos;
-        self.read_slice(len)?;
-        Ok(self.buf.slice(start..start + len))
+        let s = self.read_slice(len)?;
+        Ok(self.buf.slice_ref(s))
     }
 
     /// Checks that a declared element count could fit in the remaining bytes.

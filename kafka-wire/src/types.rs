@@ -23,6 +23,7 @@ impl Str {
     }
 
     /// Wraps bytes already known to be UTF-8, or says why they are not.
+    #[inline]
     pub fn from_utf8(bytes: Bytes) -> Result<Self, core::str::Utf8Error> {
         core::str::from_utf8(&bytes)?;
         Ok(Str(bytes))
@@ -33,6 +34,19 @@ impl Str {
         // The constructors are the only way in and each checks UTF-8; a failed check here
         // would be a bug in this module, so fall back to "" rather than trust unchecked bytes.
         core::str::from_utf8(&self.0).unwrap_or_default()
+    }
+
+    /// The length in bytes. Unlike `str::len` through `Deref`, this does not check the
+    /// UTF-8 again (the codec asks for it on every `size` and `write`).
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether the string is empty (without checking the UTF-8 again).
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 
     /// The underlying bytes (shared with the decoded buffer).
