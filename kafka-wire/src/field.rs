@@ -518,8 +518,10 @@ impl NullableField for Records {
 
 // ---- arrays -----------------------------------------------------------------------------
 
-/// The most bytes an array reserves ahead of decoding, per input byte left.
-const RESERVE_PER_INPUT_BYTE: usize = 32;
+/// The most bytes an array (or a tagged section) reserves ahead of decoding, per input byte
+/// left. A count can lie at each nesting level before anything fails, so this adds up over
+/// the levels; elements that are bigger than this per wire byte grow as they decode instead.
+pub(crate) const RESERVE_PER_INPUT_BYTE: usize = 8;
 
 impl<T: Field> Field for Vec<T> {
     const KAFKA_TYPE: KafkaType = KafkaType::Array(&T::KAFKA_TYPE);
@@ -571,9 +573,7 @@ impl<T: Field> NullableField for Vec<T> {
         // element can be far bigger in memory than on the wire (a 3-byte topic is a ~96-byte
         // struct), so reserving `n` elements would let a frame reserve ~100 times its size
         // before its first element fails. Reserve at most RESERVE_PER_INPUT_BYTE bytes per
-        // byte left (enough for every honest count of the declared messages, whose smallest
-        // elements take 1/32 of their size on the wire); past that the vector grows only as
-        // elements actually decode.
+        // byte left; past that the vector grows only as elements actually decode.
         let Some(n) = read_prefix(r, Prefix::I32, cx.compact)? else {
             return Ok(None);
         };

@@ -9,7 +9,9 @@ pub use crate::types::{Str, UnknownTaggedFields, Uuid};
 pub use crate::{Reader, Version, VersionRange};
 pub use bytes::BufMut;
 
+use crate::field::RESERVE_PER_INPUT_BYTE;
 use crate::primitives::{put_uvarint, uvarint_size};
+use crate::types::RawTaggedField;
 
 /// Fails unless `version` is one of the struct's.
 #[inline(always)]
@@ -191,7 +193,7 @@ where
         ));
     }
     let mut prev: Option<u32> = None;
-    for _ in 0..count {
+    for i in 0..count {
         let tag_at = r.position();
         let tag = r.read_uvarint()?;
         if let Some(previous) = prev {
@@ -239,6 +241,15 @@ where
             }
         } else {
             let data = r.read_bytes(size)?;
+            // Reserve the entries left in the section, up to the per-input-byte cap: a
+            // vector's first push would reserve 4 (160 bytes) for what may be a 2-byte field.
+            if unknown.is_empty() {
+                let cap = r.remaining().saturating_mul(RESERVE_PER_INPUT_BYTE)
+                    / size_of::<RawTaggedField>();
+                unknown
+                    .as_mut_vec()
+                    .reserve_exact((count - i).min(cap).max(1));
+            }
             unknown.push(tag, data);
         }
     }

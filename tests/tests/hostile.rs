@@ -609,8 +609,8 @@ fn frame_too_large_and_negative_frame_size() {
 
 /// Found by `txn_offset_commit_request` in its first second: a 189-byte v0 body declaring
 /// 169 topics (no more than the bytes left, so Kafka's count check passes) reserved
-/// 169 x 96 bytes before its first topic failed. Arrays now reserve at most as many bytes as
-/// remain. Here: the error, the allocation bound is in `alloc_bound.rs`.
+/// 169 x 96 bytes before its first topic failed. Arrays now reserve at most 8 bytes per
+/// byte left. Here: the error; the allocation bound is in `alloc_bound.rs`.
 #[test]
 fn fuzz_array_count_reserves_no_more_than_the_input() {
     let b = hex(
