@@ -1,6 +1,6 @@
 //! Value types for Kafka's `string`, `uuid`, `records` and unknown tagged fields.
 
-use core::{borrow::Borrow, fmt, ops::Deref, str::FromStr};
+use core::{borrow::Borrow, fmt, mem::ManuallyDrop, ops::Deref, str::FromStr};
 
 use bytes::Bytes;
 
@@ -239,13 +239,39 @@ pub struct RawTaggedField {
 /// The tagged fields of a struct that it does not declare, in the order read.
 ///
 /// Every derived struct with flexible versions holds one, so decode → encode is lossless.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct UnknownTaggedFields(Vec<RawTaggedField>);
+// `ManuallyDrop` + the `Drop` below: nearly always empty, and dropped once per decoded
+// struct, so the empty case is one inlined test instead of a call to the vector's drop glue
+// (measured: TxnOffsetCommit v5 100x100 decode-and-drop, 2.46M -> 2.15M instructions).
+// Nothing leaks: `drop` takes the vector out and drops it; what stays behind is empty.
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
+pub struct UnknownTaggedFields(ManuallyDrop<Vec<RawTaggedField>>);
+
+impl Drop for UnknownTaggedFields {
+    #[inline(always)]
+    fn drop(&mut self) {
+        if self.0.capacity() != 0 {
+            drop_raw_fields(&mut self.0);
+        }
+    }
+}
+
+#[inline(never)]
+fn drop_raw_fields(v: &mut Vec<RawTaggedField>) {
+    drop(core::mem::take(v));
+}
+
+impl fmt::Debug for UnknownTaggedFields {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("UnknownTaggedFields")
+            .field(&*self.0)
+            .finish()
+    }
+}
 
 impl UnknownTaggedFields {
     /// No unknown tagged fields.
     pub const fn new() -> Self {
-        UnknownTaggedFields(Vec::new())
+        UnknownTaggedFields(ManuallyDrop::new(Vec::new()))
     }
 
     /// Whether there is none.
@@ -279,7 +305,7 @@ impl UnknownTaggedFields {
 
 impl From<Vec<RawTaggedField>> for UnknownTaggedFields {
     fn from(v: Vec<RawTaggedField>) -> Self {
-        UnknownTaggedFields(v)
+        UnknownTaggedFields(ManuallyDrop::new(v))
     }
 }
 
