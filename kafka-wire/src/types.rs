@@ -8,8 +8,16 @@ use bytes::Bytes;
 ///
 /// Decoding checks UTF-8 and then slices the input: no copy, no allocation.
 /// It dereferences to `&str` and converts from `&'static str` and `String`.
-#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Str(Bytes);
+
+// By hand: `Borrow<str>` promises the same hash as `str`, which hashes differently from the
+// `[u8]` a derived impl would hash, and `HashMap<Str, _>::get("topic")` would miss.
+impl core::hash::Hash for Str {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
 
 impl Str {
     /// The empty string.
@@ -346,6 +354,15 @@ mod tests {
         assert!("AAAA".parse::<Uuid>().is_err());
         assert!("AAAAAAAAAAAAAAAAAAAAAB".parse::<Uuid>().is_err());
         assert!("AAAAAAAAAAAAAAAAAAAA+A".parse::<Uuid>().is_err());
+    }
+
+    #[test]
+    fn str_hashes_like_str() {
+        let mut m = std::collections::HashMap::new();
+        m.insert(Str::from("topic"), 1);
+        assert_eq!(m.get("topic"), Some(&1));
+        let set: std::collections::HashSet<Str> = [Str::from("a")].into_iter().collect();
+        assert!(set.contains("a"));
     }
 
     #[test]
