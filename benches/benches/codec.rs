@@ -17,10 +17,10 @@ use kafka_wire_messages as kw;
 type Group<'a> = BenchmarkGroup<'a, criterion::measurement::WallTime>;
 
 /// memcpy of `len` bytes into a buffer that already has room: the floor for both directions.
-fn memcpy(g: &mut Group<'_>, len: usize) {
+fn memcpy(g: &mut Group<'_>, id: &str, len: usize) {
     let src = vec![0x5au8; len];
     let mut dst = vec![0u8; len];
-    g.bench_function("memcpy", |b| {
+    g.bench_function(id, |b| {
         b.iter(|| {
             dst.copy_from_slice(black_box(&src));
             black_box(&mut dst);
@@ -71,7 +71,7 @@ where
     g.bench_function("size/kafka-protocol", |b| {
         b.iter(|| black_box(&pair.theirs).compute_size(v).unwrap())
     });
-    memcpy(&mut g, bytes.len());
+    memcpy(&mut g, "memcpy", bytes.len());
     g.finish();
 }
 
@@ -112,7 +112,7 @@ fn frame_benches<T>(
             (header, body)
         })
     });
-    memcpy(&mut g, frame.len());
+    memcpy(&mut g, "frame_memcpy", frame.len());
     g.finish();
 }
 
