@@ -304,6 +304,7 @@ pub fn generate(s: &Struct) -> TokenStream {
                     ::core::result::Result::Ok(())
                 }
 
+                #[inline]
                 fn size(&self, __cx: __kw::Cx) -> usize {
                     let __v = __cx.version;
                     let __flex = #flexible.contains(__v);
@@ -313,6 +314,10 @@ pub fn generate(s: &Struct) -> TokenStream {
                     __n
                 }
 
+                // Inlinable into the array loop, so each element is built in place rather than
+                // returned and copied (TxnOffsetCommit v5 100x100 decode: 2.15M -> 1.70M
+                // instructions, and InitializeShareGroupState 26 -> 15 µs).
+                #[inline]
                 fn read(
                     __r: &mut __kw::Reader<'_>,
                     __cx: __kw::Cx,
