@@ -1,5 +1,6 @@
 //! One operation in a loop, for instruction counts under callgrind:
-//! `valgrind --tool=callgrind target/release/examples/profile toc decode ours 20`.
+//! `valgrind --tool=callgrind target/release/examples/profile toc decode ours 20`
+//! (ops: encode, decode, size, frame (whole request frame, ours only), none).
 
 use std::hint::black_box;
 
@@ -14,6 +15,19 @@ where
     T: Encodable + Decodable + PartialEq + core::fmt::Debug,
 {
     let bytes: Bytes = check_identical("profile", &pair);
+    // The whole request frame (for op "frame"; requests only).
+    let frame = match O::META.api {
+        Some(a) if op == "frame" => request_frame_ours(
+            kafka_wire_messages::RequestBody::decode(
+                kafka_wire_messages::ApiKey::from_i16(a.key).unwrap(),
+                pair.version,
+                &mut kafka_wire::Reader::new(&bytes),
+            )
+            .unwrap(),
+            pair.version,
+        ),
+        _ => Bytes::new(),
+    };
     let v = pair.version;
     let mut buf = Vec::with_capacity(bytes.len());
     for _ in 0..n {
@@ -32,6 +46,11 @@ where
             }
             ("size", "ours") => drop(black_box(pair.ours.encoded_size(v))),
             ("size", "theirs") => drop(black_box(pair.theirs.compute_size(v).unwrap())),
+            ("frame", "ours") => {
+                drop(black_box(
+                    kafka_wire_messages::RequestFrame::decode(&frame).unwrap(),
+                ));
+            }
             ("none", _) => {}
             _ => panic!("op: encode|decode|size|none, lib: ours|theirs"),
         }

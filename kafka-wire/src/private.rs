@@ -168,8 +168,27 @@ pub fn count_size(n: usize) -> usize {
 /// Tags must be strictly ascending, which rejects duplicates (Kafka does not check order on
 /// read, but an out-of-order section could not be re-encoded byte-exact). A known field
 /// must fill exactly its declared size.
-#[inline]
+#[inline(always)]
 pub fn read_tagged_section<F>(
+    r: &mut Reader<'_>,
+    unknown: &mut UnknownTaggedFields,
+    known: F,
+) -> Result<(), DecodeError>
+where
+    F: FnMut(u32, &mut Reader<'_>) -> Result<Option<&'static str>, DecodeError>,
+{
+    // Fast path, inlined: the empty section (one 0 byte), read once per decoded struct.
+    // Anything else starts again from the count, out of line.
+    let saved = r.clone();
+    if let Ok(0) = r.read_uvarint() {
+        return Ok(());
+    }
+    *r = saved;
+    read_tagged_section_slow(r, unknown, known)
+}
+
+#[inline(never)]
+fn read_tagged_section_slow<F>(
     r: &mut Reader<'_>,
     unknown: &mut UnknownTaggedFields,
     mut known: F,
