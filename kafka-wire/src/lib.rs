@@ -46,19 +46,19 @@ extern crate self as kafka_wire;
 
 #[cfg(feature = "tokio")]
 pub mod codec;
+#[cfg(feature = "json")]
+pub mod dynamic;
 mod error;
 mod field;
 pub mod frame;
 mod header;
+#[cfg(feature = "json")]
+pub mod json;
 mod message;
 mod meta;
 pub mod primitives;
 mod reader;
 mod types;
-#[cfg(feature = "json")]
-pub mod dynamic;
-#[cfg(feature = "json")]
-pub mod json;
 mod version;
 
 #[doc(hidden)]
