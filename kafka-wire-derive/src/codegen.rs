@@ -215,6 +215,14 @@ pub fn generate(s: &Struct) -> TokenStream {
         .iter()
         .map(|u| quote!(#u: __kw::UnknownTaggedFields::new()));
 
+    // ---- nested structs share the parent's flexible versions (rule 13) ----
+    let nested_checks = s.fields.iter().map(|f| {
+        let ty = &f.ty;
+        quote_spanned! {ty.span()=>
+            const _: () = __kw::check_nested_flexible(<#ty as __kw::Field>::NESTED_FLEXIBLE, #flexible);
+        }
+    });
+
     // ---- metadata ----
     let unknown_meta = opt(s.unknown.as_ref().map(|u| {
         let n = u.to_string();
@@ -286,10 +294,14 @@ pub fn generate(s: &Struct) -> TokenStream {
         const _: () = {
             use #krate::__private as __kw;
 
+            #(#nested_checks)*
+
             #[automatically_derived]
             impl __kw::Field for #ident {
                 const KAFKA_TYPE: __kw::KafkaType =
                     __kw::KafkaType::Struct(<Self as __kw::KafkaMessage>::meta);
+                const NESTED_FLEXIBLE: ::core::option::Option<__kw::VersionRange> =
+                    ::core::option::Option::Some(#flexible);
 
                 fn write<__B: __kw::BufMut + ?Sized>(
                     &self,

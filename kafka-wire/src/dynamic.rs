@@ -717,7 +717,10 @@ impl Dec<'_, '_, '_> {
             return Ok(Value::Null);
         };
         let ecx = cx.element();
-        let mut out = Vec::with_capacity(n);
+        // Bounded like the typed codec's arrays: a count that fits the input can still ask
+        // for far more memory than the input is worth.
+        let limit = crate::field::reserve_limit::<Value>(self.r.remaining());
+        let mut out = Vec::with_capacity(n.min(limit));
         for i in 0..n {
             let eat = self.r.position();
             self.open(|| {

@@ -9,7 +9,7 @@ use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::meta::KafkaType;
 use crate::primitives::{put_uvarint, uvarint_size};
 use crate::types::{Records, Str, Uuid};
-use crate::{Reader, Version};
+use crate::{Reader, Version, VersionRange};
 
 /// The context one value is written or read in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,6 +63,12 @@ pub trait Field: Sized {
     /// The Kafka type this Rust type encodes as.
     const KAFKA_TYPE: KafkaType;
 
+    /// The flexible versions of the derived struct this type is (or holds, for arrays and
+    /// options); `None` for every other type. A struct checks at compile time that each
+    /// struct it nests has the same flexible versions as its own, as Kafka gives every
+    /// struct of a message the message's (KAFKA-RULES rule 13).
+    const NESTED_FLEXIBLE: Option<VersionRange> = None;
+
     /// Writes the value.
     fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError>;
 
@@ -98,6 +104,7 @@ pub trait NullableField: Field {
 
 impl<T: NullableField> Field for Option<T> {
     const KAFKA_TYPE: KafkaType = T::KAFKA_TYPE;
+    const NESTED_FLEXIBLE: Option<VersionRange> = T::NESTED_FLEXIBLE;
 
     #[inline]
     fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
@@ -523,8 +530,16 @@ impl NullableField for Records {
 /// the levels; elements that are bigger than this per wire byte grow as they decode instead.
 pub(crate) const RESERVE_PER_INPUT_BYTE: usize = 8;
 
+/// How many elements of `T` may be reserved ahead of decoding with `remaining` input bytes
+/// left (see [`RESERVE_PER_INPUT_BYTE`]).
+#[inline(always)]
+pub(crate) fn reserve_limit<T>(remaining: usize) -> usize {
+    remaining.saturating_mul(RESERVE_PER_INPUT_BYTE) / size_of::<T>().max(1)
+}
+
 impl<T: Field> Field for Vec<T> {
     const KAFKA_TYPE: KafkaType = KafkaType::Array(&T::KAFKA_TYPE);
+    const NESTED_FLEXIBLE: Option<VersionRange> = T::NESTED_FLEXIBLE;
 
     #[inline]
     fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
@@ -578,9 +593,7 @@ impl<T: Field> NullableField for Vec<T> {
             return Ok(None);
         };
         let ecx = cx.element();
-        let max_elems =
-            r.remaining().saturating_mul(RESERVE_PER_INPUT_BYTE) / size_of::<T>().max(1);
-        let mut out = Vec::with_capacity(n.min(max_elems));
+        let mut out = Vec::with_capacity(n.min(reserve_limit::<T>(r.remaining())));
         for i in 0..n {
             out.push(T::read(r, ecx).map_err(|e| e.at_index(i))?);
         }

@@ -9,7 +9,7 @@ pub use crate::types::{Str, UnknownTaggedFields, Uuid};
 pub use crate::{Reader, Version, VersionRange};
 pub use bytes::BufMut;
 
-use crate::field::RESERVE_PER_INPUT_BYTE;
+use crate::field::reserve_limit;
 use crate::primitives::{put_uvarint, uvarint_size};
 use crate::types::RawTaggedField;
 
@@ -263,8 +263,7 @@ where
             // Reserve the entries left in the section, up to the per-input-byte cap: a
             // vector's first push would reserve 4 (160 bytes) for what may be a 2-byte field.
             if unknown.is_empty() {
-                let cap = r.remaining().saturating_mul(RESERVE_PER_INPUT_BYTE)
-                    / size_of::<RawTaggedField>();
+                let cap = reserve_limit::<RawTaggedField>(r.remaining());
                 unknown
                     .as_mut_vec()
                     .reserve_exact((count - i).min(cap).max(1));
@@ -314,5 +313,16 @@ pub fn read_struct_marker(r: &mut Reader<'_>, cx: Cx) -> Result<bool, DecodeErro
             DecodeErrorKind::InvalidValue("nullable struct marker"),
             at,
         )),
+    }
+}
+
+/// Fails the build when a nested struct's flexible versions differ from its parent's: Kafka
+/// gives every struct of a message the message's flexible versions (KAFKA-RULES rule 13), so
+/// a mismatch would put tagged sections where Kafka has none.
+pub const fn check_nested_flexible(nested: Option<VersionRange>, parent: VersionRange) {
+    if let Some(n) = nested {
+        if !n.same_as(parent) {
+            panic!("a nested struct's `flexible` versions must equal those of the struct that contains it (KAFKA-RULES rule 13)");
+        }
     }
 }

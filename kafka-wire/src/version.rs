@@ -87,6 +87,11 @@ impl VersionRange {
         }
     }
 
+    /// Equality usable in constants (every empty range is equal to every other).
+    pub const fn same_as(self, other: VersionRange) -> bool {
+        (self.is_empty() && other.is_empty()) || (self.min == other.min && self.max == other.max)
+    }
+
     /// Whether every version of `self` is in `other` (the empty range is in every range).
     pub const fn is_subset_of(self, other: VersionRange) -> bool {
         self.is_empty() || (self.min >= other.min && self.max <= other.max)
