@@ -36,6 +36,46 @@ fn non_default(f: &Field, value: TokenStream) -> TokenStream {
     quote_spanned!(ty.span()=> { let __d: #ty = #def; let __cur: &#ty = &#value; *__cur != __d })
 }
 
+/// The wire width of a field type written as a fixed-width primitive (`i32`, not a path or
+/// an alias: those go field by field).
+fn fixed_width(ty: &syn::Type) -> Option<usize> {
+    let syn::Type::Path(p) = ty else { return None };
+    if p.qself.is_some() {
+        return None;
+    }
+    let id = p.path.get_ident()?;
+    Some(match id.to_string().as_str() {
+        "i8" => 1,
+        "i16" | "u16" => 2,
+        "i32" | "u32" => 4,
+        "i64" | "f64" => 8,
+        _ => return None,
+    })
+}
+
+/// Runs of two or more adjacent fixed-width regular fields: each run is written with one
+/// `put_slice` and read with one bounds check when all its fields are present at the version.
+fn fixed_runs(s: &Struct) -> Vec<std::ops::Range<usize>> {
+    let fixed: Vec<bool> = s
+        .fields
+        .iter()
+        .map(|f| f.tag.is_none() && !f.mandatory().is_empty() && fixed_width(&f.ty).is_some())
+        .collect();
+    let mut runs = Vec::new();
+    let mut i = 0;
+    while i < fixed.len() {
+        let start = i;
+        while i < fixed.len() && fixed[i] {
+            i += 1;
+        }
+        if i - start >= 2 {
+            runs.push(start..i);
+        }
+        i = i.max(start + 1);
+    }
+    runs
+}
+
 pub fn generate(s: &Struct) -> TokenStream {
     let ident = &s.ident;
     let krate = &s.krate;
@@ -47,8 +87,11 @@ pub fn generate(s: &Struct) -> TokenStream {
     let declared_tags: Vec<u32> = tagged.iter().filter_map(|f| f.tag).collect();
 
     // ---- write / size ----
+    // Per field: (write, size, read) pieces; `None` where the field has no regular versions.
     let mut write_fields = Vec::new();
     let mut size_fields = Vec::new();
+    let mut write_one: Vec<Option<TokenStream>> = Vec::new();
+    let mut size_one: Vec<Option<TokenStream>> = Vec::new();
     for f in &s.fields {
         let fid = &f.ident;
         let fname = fid.to_string();
@@ -74,23 +117,27 @@ pub fn generate(s: &Struct) -> TokenStream {
         if mandatory.is_empty() {
             if !f.ignorable {
                 let nd = non_default(f, quote!(self.#fid));
-                write_fields.push(quote! {
+                write_one.push(Some(quote! {
                     if !#versions.contains(__v) && #nd {
                         return ::core::result::Result::Err(__kw::absent_field(#fname, __v));
                     }
-                });
+                }));
+            } else {
+                write_one.push(None);
             }
+            size_one.push(None);
         } else {
-            write_fields.push(quote! {
+            write_one.push(Some(quote! {
                 if #mandatory.contains(__v) {
                     #write.map_err(|e| e.in_field(#fname))?;
                 } #absent_check
-            });
-            size_fields.push(quote! {
+            }));
+            size_one.push(Some(quote! {
                 if #mandatory.contains(__v) { __n += #size; }
-            });
+            }));
         }
     }
+    let runs = fixed_runs(s);
 
     let (write_tagged, size_tagged) = match &s.unknown {
         Some(unk) => {
@@ -150,6 +197,7 @@ pub fn generate(s: &Struct) -> TokenStream {
     // ---- read ----
     let mut locals = Vec::new();
     let mut reads = Vec::new();
+    let mut read_one: Vec<Option<TokenStream>> = Vec::new();
     let mut inits = Vec::new();
     for f in &s.fields {
         let fid = &f.ident;
@@ -161,13 +209,70 @@ pub fn generate(s: &Struct) -> TokenStream {
         locals.push(quote!(let mut #fid: #ty = #def;));
         if !mandatory.is_empty() {
             let read = quote_spanned!(f.ty.span()=> <#ty as __kw::Field>::read(__r, #cx));
-            reads.push(quote! {
+            read_one.push(Some(quote! {
                 if #mandatory.contains(__v) {
                     #fid = #read.map_err(|e| e.in_field(#fname))?;
                 }
-            });
+            }));
+        } else {
+            read_one.push(None);
         }
         inits.push(quote!(#fid));
+    }
+    // Runs of fixed-width fields: one bounds check for the whole run.
+    let mut i = 0;
+    while i < s.fields.len() {
+        let Some(run) = runs.iter().find(|r| r.start == i) else {
+            write_fields.extend(write_one[i].take());
+            size_fields.extend(size_one[i].take());
+            reads.extend(read_one[i].take());
+            i += 1;
+            continue;
+        };
+        let fields = &s.fields[run.clone()];
+        let gates = fields.iter().map(|f| {
+            let m = f.mandatory();
+            quote!(#m.contains(__v))
+        });
+        let gate = quote!(#(#gates)&&*);
+        let slow_w: Vec<_> = run.clone().filter_map(|j| write_one[j].take()).collect();
+        let slow_s: Vec<_> = run.clone().filter_map(|j| size_one[j].take()).collect();
+        let slow_r: Vec<_> = run.clone().filter_map(|j| read_one[j].take()).collect();
+        let width: usize = fields.iter().map(|f| fixed_width(&f.ty).unwrap_or(0)).sum();
+        let mut bytes = Vec::new();
+        let mut puts = Vec::new();
+        let mut sets = Vec::new();
+        for (k, f) in fields.iter().enumerate() {
+            let fid = &f.ident;
+            let n = fixed_width(&f.ty).unwrap_or(0);
+            let prim = &f.ty;
+            let b: Vec<_> = (0..n).map(|x| format_ident!("__b{}_{}", k, x)).collect();
+            puts.push(quote!(let [#(#b),*] = ::core::primitive::#prim::to_be_bytes(self.#fid);));
+            sets.push(quote!(#fid = ::core::primitive::#prim::from_be_bytes([#(#b),*]);));
+            bytes.extend(b);
+        }
+        write_fields.push(quote! {
+            if #gate {
+                #(#puts)*
+                __kw::BufMut::put_slice(__buf, &[#(#bytes),*]);
+            } else {
+                #(#slow_w)*
+            }
+        });
+        size_fields.push(quote! {
+            if #gate { __n += #width; } else { #(#slow_s)* }
+        });
+        // A short input restarts field by field, so the error (offset, field) is the one
+        // the fields report on their own.
+        reads.push(quote! {
+            let __run = if #gate { __r.read_array::<#width>().ok() } else { ::core::option::Option::None };
+            if let ::core::option::Option::Some([#(#bytes),*]) = __run {
+                #(#sets)*
+            } else {
+                #(#slow_r)*
+            }
+        });
+        i = run.end;
     }
     let read_tagged = match &s.unknown {
         Some(unk) => {
