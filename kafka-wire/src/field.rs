@@ -337,21 +337,21 @@ fn null_error(cx: Cx, at: usize) -> DecodeError {
 #[inline(always)]
 fn read_str(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Str>, DecodeError> {
     if cx.compact {
-        let saved = r.clone();
-        if let Ok(n @ 0..=0x7f) = r.read_uvarint() {
-            match n {
-                0 => return Ok(None),
-                1 => return Ok(Some(Str::new())),
-                _ => {
-                    if let Ok(bytes) = r.read_bytes(n as usize - 1) {
-                        if let Ok(s) = Str::from_utf8(bytes) {
-                            return Ok(Some(s));
-                        }
-                    }
-                }
+        if r.eat(0) {
+            return Ok(None);
+        }
+        if let Some((s, rest)) = r.peek_short_compact() {
+            if s.is_empty() {
+                r.skip_to(rest);
+                return Ok(Some(Str::new()));
+            }
+            // Invalid UTF-8 goes on to the slow path, which reads it again and reports it.
+            if core::str::from_utf8(s).is_ok() {
+                let shared = r.share(s);
+                r.skip_to(rest);
+                return Ok(Some(Str::from_checked(shared)));
             }
         }
-        *r = saved;
     }
     read_str_slow(r, cx)
 }

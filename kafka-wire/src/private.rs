@@ -179,11 +179,9 @@ where
 {
     // Fast path, inlined: the empty section (one 0 byte), read once per decoded struct.
     // Anything else starts again from the count, out of line.
-    let saved = r.clone();
-    if let Ok(0) = r.read_uvarint() {
+    if r.eat(0) {
         return Ok(());
     }
-    *r = saved;
     read_tagged_section_slow(r, unknown, known)
 }
 

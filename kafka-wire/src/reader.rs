@@ -207,6 +207,44 @@ impl<'a> Reader<'a> {
         Ok(((u >> 1) as i64) ^ -((u & 1) as i64))
     }
 
+    /// Consumes the next byte if it is `b`; leaves the reader unchanged otherwise.
+    #[inline(always)]
+    pub(crate) fn eat(&mut self, b: u8) -> bool {
+        match self.rest.split_first() {
+            Some((&x, rest)) if x == b => {
+                self.rest = rest;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// A compact string or bytes of fewer than 127 bytes, in the input: the one-byte length
+    /// prefix (`n + 1`, 1..=0x7f) and the `n` bytes after it, with the input after them (for
+    /// [`skip_to`](Self::skip_to)). Nothing is consumed; `None` for anything else, which the
+    /// caller reads the long way.
+    #[inline(always)]
+    pub(crate) fn peek_short_compact(&self) -> Option<(&'a [u8], &'a [u8])> {
+        let (&b, rest) = self.rest.split_first()?;
+        if b == 0 || b >= 0x80 {
+            return None;
+        }
+        rest.split_at_checked(usize::from(b) - 1)
+    }
+
+    /// Moves on to `rest`, a tail of the unread input (from a `peek_*`).
+    #[inline(always)]
+    pub(crate) fn skip_to(&mut self, rest: &'a [u8]) {
+        debug_assert!(rest.len() <= self.rest.len());
+        self.rest = rest;
+    }
+
+    /// Takes `s`, a slice just read from this reader, as a zero-copy [`Bytes`].
+    #[inline(always)]
+    pub(crate) fn share(&self, s: &[u8]) -> Bytes {
+        self.buf.slice_ref(s)
+    }
+
     /// Takes the next `len` bytes as a borrowed slice.
     #[inline]
     pub fn read_slice(&mut self, len: usize) -> Result<&'a [u8], DecodeError> {

@@ -37,6 +37,14 @@ impl Str {
         Ok(Str(bytes))
     }
 
+    /// Wraps bytes the caller has just checked are UTF-8 (a decode fast path). Not a way
+    /// around the check: `as_str` still falls back to "" on invalid bytes.
+    #[inline(always)]
+    pub(crate) fn from_checked(bytes: Bytes) -> Self {
+        debug_assert!(core::str::from_utf8(&bytes).is_ok());
+        Str(bytes)
+    }
+
     /// The string.
     pub fn as_str(&self) -> &str {
         // The constructors are the only way in and each checks UTF-8; a failed check here
