@@ -346,7 +346,9 @@ fn read_str(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Str>, DecodeError> {
                 return Ok(Some(Str::new()));
             }
             // Invalid UTF-8 goes on to the slow path, which reads it again and reports it.
-            if core::str::from_utf8(s).is_ok() {
+            // Short names are nearly always ASCII, which `is_ascii` checks in a few
+            // instructions where `from_utf8` takes a call and its setup.
+            if s.is_ascii() || core::str::from_utf8(s).is_ok() {
                 let shared = r.share(s);
                 r.skip_to(rest);
                 return Ok(Some(Str::from_checked(shared)));
