@@ -248,7 +248,7 @@ pub fn generate(s: &Struct) -> TokenStream {
             let prim = &f.ty;
             let b: Vec<_> = (0..n).map(|x| format_ident!("__b{}_{}", k, x)).collect();
             puts.push(quote!(let [#(#b),*] = ::core::primitive::#prim::to_be_bytes(self.#fid);));
-            sets.push(quote!(#fid = ::core::primitive::#prim::from_be_bytes([#(#b),*]);));
+            sets.push(quote!(#fid = ::core::primitive::#prim::from_be_bytes(__run.take_bytes());));
             bytes.extend(b);
         }
         write_fields.push(quote! {
@@ -265,8 +265,8 @@ pub fn generate(s: &Struct) -> TokenStream {
         // A short input restarts field by field, so the error (offset, field) is the one
         // the fields report on their own.
         reads.push(quote! {
-            let __run = if #gate { __r.read_array::<#width>().ok() } else { ::core::option::Option::None };
-            if let ::core::option::Option::Some([#(#bytes),*]) = __run {
+            let __run = if #gate { __kw::Run::take(__r, #width) } else { ::core::option::Option::None };
+            if let ::core::option::Option::Some(mut __run) = __run {
                 #(#sets)*
             } else {
                 #(#slow_r)*

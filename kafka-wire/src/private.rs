@@ -13,6 +13,32 @@ use crate::field::reserve_limit;
 use crate::primitives::{put_uvarint, uvarint_size};
 use crate::types::RawTaggedField;
 
+/// A run of adjacent fixed-width fields taken from the input with one bounds check: the
+/// derive reads the run's fields from it in order.
+pub struct Run<'a>(&'a [u8]);
+
+impl<'a> Run<'a> {
+    /// Takes the next `width` bytes of `r` as a run, or `None` (nothing consumed) when fewer
+    /// are left: the derive then reads the fields one by one, which reports the error.
+    #[inline(always)]
+    pub fn take(r: &mut Reader<'a>, width: usize) -> Option<Self> {
+        r.read_slice_opt(width).map(Run)
+    }
+
+    /// The next `N` bytes of the run. The derive takes exactly the run's width, so the
+    /// zero fallback is never used (it keeps this free of panics).
+    #[inline(always)]
+    pub fn take_bytes<const N: usize>(&mut self) -> [u8; N] {
+        match self.0.split_first_chunk::<N>() {
+            Some((a, rest)) => {
+                self.0 = rest;
+                *a
+            }
+            None => [0; N],
+        }
+    }
+}
+
 /// Fails unless `version` is one of the struct's.
 #[inline(always)]
 pub fn check_write_version(

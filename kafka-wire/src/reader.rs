@@ -245,6 +245,14 @@ impl<'a> Reader<'a> {
         self.buf.slice_ref(s)
     }
 
+    /// Takes the next `len` bytes, or `None` (nothing consumed) when fewer are left.
+    #[inline(always)]
+    pub(crate) fn read_slice_opt(&mut self, len: usize) -> Option<&'a [u8]> {
+        let (s, rest) = self.rest.split_at_checked(len)?;
+        self.rest = rest;
+        Some(s)
+    }
+
     /// Takes the next `len` bytes as a borrowed slice.
     #[inline]
     pub fn read_slice(&mut self, len: usize) -> Result<&'a [u8], DecodeError> {
