@@ -539,6 +539,25 @@ pub(crate) fn reserve_limit<T>(remaining: usize) -> usize {
     remaining.saturating_mul(RESERVE_PER_INPUT_BYTE) / size_of::<T>().max(1)
 }
 
+/// `out.push(x)` with the growing out of line. With the call to `grow` on the same path,
+/// LLVM spilled each decoded element to the stack and copied it into the vector afterwards;
+/// with room known, the element is stored straight from registers (TxnOffsetCommit v5
+/// 100x100 decode: 1.39M -> 1.29M instructions).
+#[inline(always)]
+fn push<T>(out: &mut Vec<T>, x: T) {
+    if out.len() < out.capacity() {
+        out.push(x);
+    } else {
+        push_grow(out, x);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn push_grow<T>(out: &mut Vec<T>, x: T) {
+    out.push(x);
+}
+
 impl<T: Field> Field for Vec<T> {
     const KAFKA_TYPE: KafkaType = KafkaType::Array(&T::KAFKA_TYPE);
     const NESTED_FLEXIBLE: Option<VersionRange> = T::NESTED_FLEXIBLE;
@@ -597,7 +616,7 @@ impl<T: Field> NullableField for Vec<T> {
         let ecx = cx.element();
         let mut out = Vec::with_capacity(n.min(reserve_limit::<T>(r.remaining())));
         for i in 0..n {
-            out.push(T::read(r, ecx).map_err(|e| e.at_index(i))?);
+            push(&mut out, T::read(r, ecx).map_err(|e| e.at_index(i))?);
         }
         Ok(Some(out))
     }
