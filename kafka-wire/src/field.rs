@@ -587,8 +587,12 @@ impl<T: Field> NullableField for Vec<T> {
         put_prefix(buf, Prefix::I32, v.map(|a| a.len()), cx.compact)?;
         if let Some(items) = v {
             let ecx = cx.element();
-            for (i, item) in items.iter().enumerate() {
-                item.write(buf, ecx).map_err(|e| e.at_index(i))?;
+            // The index is worked out from the iterator on error only: a counter kept
+            // across the loop was one more value spilled to the stack per element.
+            let mut it = items.iter();
+            while let Some(item) = it.next() {
+                item.write(buf, ecx)
+                    .map_err(|e| e.at_index(items.len() - it.len() - 1))?;
             }
         }
         Ok(())
