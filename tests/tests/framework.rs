@@ -556,3 +556,64 @@ fn user_newtypes_are_fields() {
     let b = x.encode_to_vec(0).unwrap();
     assert_eq!(WithNewtype::decode_exact(&b.into(), 0).unwrap(), x);
 }
+
+/// Adjacent fixed-width fields, written and read as one run when all are present.
+#[derive(KafkaMessage, Debug, Clone, PartialEq)]
+#[kafka(versions = "0-1", flexible = "none")]
+struct FixedRun {
+    #[kafka(versions = "0+")]
+    a: i32,
+    #[kafka(versions = "0+")]
+    b: i64,
+    #[kafka(versions = "1+", default = "-1")]
+    c: i16,
+    #[kafka(versions = "0+")]
+    s: Str,
+}
+
+#[test]
+fn fixed_width_runs_keep_per_field_bytes_and_errors() {
+    let x = FixedRun {
+        a: 0x0102_0304,
+        b: -2,
+        c: 0x0506,
+        s: Str::from("z"),
+    };
+    let v1 = hex("01020304 fffffffffffffffe 0506 0001 7a");
+    assert_eq!(x.encode_to_vec(1).unwrap(), v1);
+    assert_eq!(x.encoded_size(1), v1.len());
+    assert_eq!(FixedRun::decode_exact(&v1.clone().into(), 1).unwrap(), x);
+    // v0 has no `c`: the run is not taken, each field goes on its own.
+    let e = x.encode_to_vec(0).unwrap_err();
+    assert_eq!(
+        e.kind(),
+        &EncodeErrorKind::NonDefaultAbsentField { version: 0 }
+    );
+    let y = FixedRun { c: -1, ..x.clone() };
+    let v0 = hex("01020304 fffffffffffffffe 0001 7a");
+    assert_eq!(y.encode_to_vec(0).unwrap(), v0);
+    assert_eq!(y.encoded_size(0), v0.len());
+    assert_eq!(FixedRun::decode_exact(&v0.into(), 0).unwrap(), y);
+    // Cut anywhere inside the run: the error is the field's own, at the field's offset.
+    for cut in 0..14 {
+        let e = FixedRun::decode_exact(&Bytes::copy_from_slice(&v1[..cut]), 1).unwrap_err();
+        let (field, at, width) = match cut {
+            0..=3 => ("a", 0, 4),
+            4..=11 => ("b", 4, 8),
+            _ => ("c", 12, 2),
+        };
+        assert_eq!(
+            e.kind(),
+            &DecodeErrorKind::Truncated {
+                needed: width,
+                available: cut - at
+            },
+            "cut at {cut}"
+        );
+        assert_eq!(
+            (e.offset(), e.path().to_string()),
+            (at, format!("FixedRun.{field}")),
+            "cut at {cut}"
+        );
+    }
+}
