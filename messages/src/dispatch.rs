@@ -368,6 +368,22 @@ impl RequestFrame {
         Ok(RequestFrame { header, body })
     }
 
+    /// Decodes only the request header of a frame, whatever its body: what a broker needs to
+    /// answer a request it cannot parse. Kafka, for one, answers an ApiVersions request at an
+    /// unsupported version with an UNSUPPORTED_VERSION v0 body carrying the request's
+    /// correlation id (KAFKA-RULES rule 33), which [`decode`](Self::decode) rejects.
+    ///
+    /// The header version follows the API's flexible versions, even above its highest
+    /// version; for an undeclared API key it is v1 (v2 only appends a tagged section to the
+    /// same fields). The size prefix is checked against `max_size`; the body is not read.
+    pub fn decode_header(frame: &Bytes, max_size: usize) -> Result<RequestHeader, DecodeError> {
+        let mut r = frame::open_frame(frame, max_size)?;
+        let (key, version) = frame::peek_request(frame)?;
+        let header_version =
+            ApiKey::from_i16(key).map_or(1, |api| api.request_header_version(version));
+        RequestHeader::decode(&mut r, header_version).map_err(|e| e.in_part("header"))
+    }
+
     /// The size of the whole frame, size prefix included.
     pub fn encoded_size(&self) -> usize {
         let v = self.version();
