@@ -10,7 +10,7 @@
 //! Reading JSON: a missing field takes its default; an unknown key, a value of the wrong
 //! shape, or a non-default value in a field the version does not have is an error.
 //!
-//! Conversion goes through the [`dynamic`](crate::dynamic) codec, so it follows exactly the
+//! Conversion goes through the [`crate::dynamic`] codec, so it follows exactly the
 //! typed codec's rules.
 //!
 //! ```
