@@ -537,6 +537,7 @@ pub fn fallback(input: &syn::DeriveInput) -> TokenStream {
     } else {
         quote!()
     };
+    let unbuilt = "the derive reported errors for this struct";
     quote! {
         const _: () = {
             use #krate::__private as __kw;
@@ -544,20 +545,20 @@ pub fn fallback(input: &syn::DeriveInput) -> TokenStream {
                 const KAFKA_TYPE: __kw::KafkaType =
                     __kw::KafkaType::Struct(<Self as __kw::KafkaMessage>::meta);
                 fn write<__B: __kw::BufMut + ?Sized>(&self, _: &mut __B, _: __kw::Cx) -> ::core::result::Result<(), __kw::EncodeError> {
-                    ::core::unreachable!()
+                    ::core::result::Result::Err(__kw::EncodeError::new(__kw::EncodeErrorKind::InvalidValue(#unbuilt)))
                 }
-                fn size(&self, _: __kw::Cx) -> usize { ::core::unreachable!() }
-                fn read(_: &mut __kw::Reader<'_>, _: __kw::Cx) -> ::core::result::Result<Self, __kw::DecodeError> {
-                    ::core::unreachable!()
+                fn size(&self, _: __kw::Cx) -> usize { 0 }
+                fn read(__r: &mut __kw::Reader<'_>, _: __kw::Cx) -> ::core::result::Result<Self, __kw::DecodeError> {
+                    ::core::result::Result::Err(__r.error(__kw::DecodeErrorKind::InvalidValue(#unbuilt)))
                 }
             }
             impl __kw::NullableField for #ident {
                 fn write_nullable<__B: __kw::BufMut + ?Sized>(_: ::core::option::Option<&Self>, _: &mut __B, _: __kw::Cx) -> ::core::result::Result<(), __kw::EncodeError> {
-                    ::core::unreachable!()
+                    ::core::result::Result::Err(__kw::EncodeError::new(__kw::EncodeErrorKind::InvalidValue(#unbuilt)))
                 }
-                fn size_nullable(_: ::core::option::Option<&Self>, _: __kw::Cx) -> usize { ::core::unreachable!() }
-                fn read_nullable(_: &mut __kw::Reader<'_>, _: __kw::Cx) -> ::core::result::Result<::core::option::Option<Self>, __kw::DecodeError> {
-                    ::core::unreachable!()
+                fn size_nullable(_: ::core::option::Option<&Self>, _: __kw::Cx) -> usize { 0 }
+                fn read_nullable(__r: &mut __kw::Reader<'_>, _: __kw::Cx) -> ::core::result::Result<::core::option::Option<Self>, __kw::DecodeError> {
+                    ::core::result::Result::Err(__r.error(__kw::DecodeErrorKind::InvalidValue(#unbuilt)))
                 }
             }
             impl __kw::KafkaMessage for #ident {
@@ -572,6 +573,8 @@ pub fn fallback(input: &syn::DeriveInput) -> TokenStream {
                 };
             }
             impl ::core::default::Default for #ident {
+                // Only ever compiled next to the attribute errors, so never run; a struct
+                // whose attributes failed has no default to build.
                 fn default() -> Self { ::core::unreachable!() }
             }
             #api_impl
