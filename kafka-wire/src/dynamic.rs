@@ -29,7 +29,7 @@ use crate::__private::{
 };
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::field::{Cx, Field};
-use crate::frame::{frame_len, peek_request, DEFAULT_MAX_FRAME_SIZE};
+use crate::frame::{check_len, declared_len, peek_request, DEFAULT_MAX_FRAME_SIZE};
 use crate::header::{RequestHeader, ResponseHeader};
 use crate::message::{request_header_version, response_header_version, KafkaMessage};
 use crate::meta::{ApiKind, FieldMeta, KafkaType, StructMeta};
@@ -1039,40 +1039,13 @@ fn decode_frame_inner(
     mut trace: Option<&mut Trace>,
     at: &mut usize,
 ) -> Result<Frame, DecodeError> {
-    let total = match frame_len(frame, DEFAULT_MAX_FRAME_SIZE)? {
-        Some(t) => t,
-        None => {
-            return Err(DecodeError::new(
-                DecodeErrorKind::Truncated {
-                    needed: 4,
-                    available: frame.len(),
-                },
-                0,
-            )
-            .in_part("size"))
-        }
-    };
+    let total = declared_len(frame, DEFAULT_MAX_FRAME_SIZE)?;
     *at = 4;
     if let Some(t) = trace.as_deref_mut() {
         t.close(4); // size
         t.close(4); // Frame
     }
-    if frame.len() < total {
-        return Err(DecodeError::new(
-            DecodeErrorKind::Truncated {
-                needed: total - 4,
-                available: frame.len() - 4,
-            },
-            4,
-        )
-        .in_part("size"));
-    }
-    if frame.len() > total {
-        return Err(DecodeError::new(
-            DecodeErrorKind::TrailingBytes(frame.len() - total),
-            total,
-        ));
-    }
+    check_len(frame, total)?;
     let (key, version) = match kind {
         ApiKind::Request => peek_request(frame)?,
         ApiKind::Response => (0, 0),

@@ -44,21 +44,24 @@ pub fn frame_len(buf: &[u8], max_size: usize) -> Result<Option<usize>, DecodeErr
     Ok(Some(4 + size as usize))
 }
 
-/// Checks a complete frame's size prefix against `max_size` and against the frame's length,
-/// and returns a reader positioned after the prefix (offsets stay frame offsets).
-///
-/// A frame shorter than its prefix says is `Truncated`; one longer is `TrailingBytes`.
-pub fn open_frame(frame: &Bytes, max_size: usize) -> Result<Reader<'_>, DecodeError> {
-    let Some(total) = frame_len(frame, max_size)? else {
-        return Err(DecodeError::new(
+/// The whole length (prefix included) a complete frame's prefix declares, checked against
+/// `max_size`; fewer than 4 bytes is `Truncated` at the size prefix.
+pub(crate) fn declared_len(frame: &[u8], max_size: usize) -> Result<usize, DecodeError> {
+    frame_len(frame, max_size)?.ok_or_else(|| {
+        DecodeError::new(
             DecodeErrorKind::Truncated {
                 needed: 4,
                 available: frame.len(),
             },
             0,
         )
-        .in_part("size"));
-    };
+        .in_part("size")
+    })
+}
+
+/// Checks that a frame is exactly as long as its prefix declared (`total`, prefix included):
+/// shorter is `Truncated`, longer is `TrailingBytes`.
+pub(crate) fn check_len(frame: &[u8], total: usize) -> Result<(), DecodeError> {
     if frame.len() < total {
         return Err(DecodeError::new(
             DecodeErrorKind::Truncated {
@@ -75,6 +78,15 @@ pub fn open_frame(frame: &Bytes, max_size: usize) -> Result<Reader<'_>, DecodeEr
             total,
         ));
     }
+    Ok(())
+}
+
+/// Checks a complete frame's size prefix against `max_size` and against the frame's length,
+/// and returns a reader positioned after the prefix (offsets stay frame offsets).
+///
+/// A frame shorter than its prefix says is `Truncated`; one longer is `TrailingBytes`.
+pub fn open_frame(frame: &Bytes, max_size: usize) -> Result<Reader<'_>, DecodeError> {
+    check_len(frame, declared_len(frame, max_size)?)?;
     Ok(Reader::at(frame, 4))
 }
 
