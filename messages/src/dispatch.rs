@@ -16,6 +16,58 @@ use crate::{
     TxnOffsetCommitResponse,
 };
 
+/// The methods of [`RequestBody`] and [`ResponseBody`]: one template for both sides.
+macro_rules! body_impl {
+    ($body:ident, $side:literal, $( $variant:ident => $msg:ident ),*) => {
+        impl $body {
+            /// The API of this body.
+            pub fn api_key(&self) -> ApiKey {
+                match self {
+                    $( $body::$variant(_) => ApiKey::$variant, )*
+                }
+            }
+
+            /// Encodes the body (no header, no size prefix) at `version`.
+            pub fn encode<B: BufMut + ?Sized>(
+                &self,
+                buf: &mut B,
+                version: Version,
+            ) -> Result<(), EncodeError> {
+                match self {
+                    $( $body::$variant(m) => m.encode(buf, version), )*
+                }
+            }
+
+            /// The exact number of bytes [`encode`](Self::encode) writes at `version`.
+            pub fn encoded_size(&self, version: Version) -> usize {
+                match self {
+                    $( $body::$variant(m) => m.encoded_size(version), )*
+                }
+            }
+
+            #[doc = concat!("Decodes the ", $side, " body of `api_key` at `version` from the reader's position.")]
+            ///
+            #[doc = concat!("A version outside the API's ", $side, " versions is `UnsupportedVersion`.")]
+            pub fn decode(
+                api_key: ApiKey,
+                version: Version,
+                r: &mut Reader<'_>,
+            ) -> Result<Self, DecodeError> {
+                match api_key {
+                    $( ApiKey::$variant => <$msg as KafkaMessage>::decode(r, version).map($body::$variant), )*
+                }
+            }
+
+            #[doc = concat!("The default (empty) ", $side, " body of `api_key`.")]
+            pub fn default_for(api_key: ApiKey) -> Self {
+                match api_key {
+                    $( ApiKey::$variant => $body::$variant(<$msg>::default()), )*
+                }
+            }
+        }
+    };
+}
+
 /// Declares [`ApiKey`], [`RequestBody`] and [`ResponseBody`] from one list of APIs, so that
 /// adding an API is one line.
 macro_rules! apis {
@@ -84,99 +136,8 @@ macro_rules! apis {
             )*
         }
 
-        impl RequestBody {
-            /// The API of this body.
-            pub fn api_key(&self) -> ApiKey {
-                match self {
-                    $( RequestBody::$variant(_) => ApiKey::$variant, )*
-                }
-            }
-
-            /// Encodes the body (no header, no size prefix) at `version`.
-            pub fn encode<B: BufMut + ?Sized>(
-                &self,
-                buf: &mut B,
-                version: Version,
-            ) -> Result<(), EncodeError> {
-                match self {
-                    $( RequestBody::$variant(m) => m.encode(buf, version), )*
-                }
-            }
-
-            /// The exact number of bytes [`encode`](Self::encode) writes at `version`.
-            pub fn encoded_size(&self, version: Version) -> usize {
-                match self {
-                    $( RequestBody::$variant(m) => m.encoded_size(version), )*
-                }
-            }
-
-            /// Decodes the request body of `api_key` at `version` from the reader's position.
-            ///
-            /// A version outside the API's request versions is `UnsupportedVersion`.
-            pub fn decode(
-                api_key: ApiKey,
-                version: Version,
-                r: &mut Reader<'_>,
-            ) -> Result<Self, DecodeError> {
-                match api_key {
-                    $( ApiKey::$variant => <$req as KafkaMessage>::decode(r, version).map(RequestBody::$variant), )*
-                }
-            }
-
-            /// The default (empty) request body of `api_key`.
-            pub fn default_for(api_key: ApiKey) -> Self {
-                match api_key {
-                    $( ApiKey::$variant => RequestBody::$variant(<$req>::default()), )*
-                }
-            }
-        }
-
-        impl ResponseBody {
-            /// The API of this body.
-            pub fn api_key(&self) -> ApiKey {
-                match self {
-                    $( ResponseBody::$variant(_) => ApiKey::$variant, )*
-                }
-            }
-
-            /// Encodes the body (no header, no size prefix) at `version`.
-            pub fn encode<B: BufMut + ?Sized>(
-                &self,
-                buf: &mut B,
-                version: Version,
-            ) -> Result<(), EncodeError> {
-                match self {
-                    $( ResponseBody::$variant(m) => m.encode(buf, version), )*
-                }
-            }
-
-            /// The exact number of bytes [`encode`](Self::encode) writes at `version`.
-            pub fn encoded_size(&self, version: Version) -> usize {
-                match self {
-                    $( ResponseBody::$variant(m) => m.encoded_size(version), )*
-                }
-            }
-
-            /// Decodes the response body of `api_key` at `version` from the reader's position.
-            ///
-            /// A version outside the API's response versions is `UnsupportedVersion`.
-            pub fn decode(
-                api_key: ApiKey,
-                version: Version,
-                r: &mut Reader<'_>,
-            ) -> Result<Self, DecodeError> {
-                match api_key {
-                    $( ApiKey::$variant => <$resp as KafkaMessage>::decode(r, version).map(ResponseBody::$variant), )*
-                }
-            }
-
-            /// The default (empty) response body of `api_key`.
-            pub fn default_for(api_key: ApiKey) -> Self {
-                match api_key {
-                    $( ApiKey::$variant => ResponseBody::$variant(<$resp>::default()), )*
-                }
-            }
-        }
+        body_impl!(RequestBody, "request", $( $variant => $req ),*);
+        body_impl!(ResponseBody, "response", $( $variant => $resp ),*);
 
         $(
             impl From<$req> for RequestBody {
