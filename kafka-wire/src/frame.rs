@@ -46,7 +46,10 @@ pub fn frame_len(buf: &[u8], max_size: usize) -> Result<Option<usize>, DecodeErr
 
 /// The whole length (prefix included) a complete frame's prefix declares, checked against
 /// `max_size`; fewer than 4 bytes is `Truncated` at the size prefix.
-pub(crate) fn declared_len(frame: &[u8], max_size: usize) -> Result<usize, DecodeError> {
+///
+/// Unlike [`frame_len`], which answers "not yet" while a stream is still filling a buffer,
+/// this is for a frame already in hand: a missing prefix is an error.
+pub fn declared_len(frame: &[u8], max_size: usize) -> Result<usize, DecodeError> {
     frame_len(frame, max_size)?.ok_or_else(|| {
         DecodeError::new(
             DecodeErrorKind::Truncated {
@@ -101,6 +104,44 @@ pub fn peek_request(frame: &Bytes) -> Result<(i16, Version), DecodeError> {
         .read_i16()
         .map_err(|e| e.in_field("request_api_version").in_part("header"))?;
     Ok((key, version))
+}
+
+/// What every request frame starts with, whatever its API: the first three header fields,
+/// which sit at the same offsets in every request header version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RequestPeek {
+    /// `request_api_key`.
+    pub api_key: i16,
+    /// `request_api_version`.
+    pub api_version: Version,
+    /// `correlation_id`, which the response will echo.
+    pub correlation_id: i32,
+}
+
+/// Reads the API key, version and correlation id of a request frame (prefix included)
+/// without decoding the rest: enough to route a request and to match its response, even for
+/// an API this crate does not declare.
+pub fn peek_request_header(frame: &Bytes) -> Result<RequestPeek, DecodeError> {
+    let (api_key, api_version) = peek_request(frame)?;
+    let correlation_id = Reader::at(frame, 8)
+        .read_i32()
+        .map_err(|e| e.in_field("correlation_id").in_part("header"))?;
+    Ok(RequestPeek {
+        api_key,
+        api_version,
+        correlation_id,
+    })
+}
+
+/// Reads the correlation id of a response frame (prefix included).
+///
+/// It is the first field of every response header version, so it can be read before the
+/// request it answers (hence the header version) is known, which is how a client or proxy
+/// finds that request.
+pub fn peek_response(frame: &Bytes) -> Result<i32, DecodeError> {
+    Reader::at(frame, 4)
+        .read_i32()
+        .map_err(|e| e.in_field("correlation_id").in_part("header"))
 }
 
 /// Fails with `TrailingBytes` unless every byte of the frame has been read.
@@ -238,5 +279,27 @@ mod tests {
         let e = peek_request(&frame).unwrap_err();
         assert_eq!(e.path().to_string(), "header.request_api_version");
         assert_eq!(e.offset(), 6);
+    }
+
+    #[test]
+    fn peeks_read_fixed_offsets() {
+        // ApiVersions v0 request, correlation id 1, client id "a" (header v1).
+        let req = Bytes::from_static(b"\x00\x00\x00\x0b\x00\x12\x00\x00\x00\x00\x00\x01\x00\x01a");
+        let p = peek_request_header(&req).unwrap();
+        assert_eq!((p.api_key, p.api_version, p.correlation_id), (18, 0, 1));
+        // A response: size, correlation id 0x01020304, then anything.
+        let resp = Bytes::from_static(b"\x00\x00\x00\x05\x01\x02\x03\x04\x00");
+        assert_eq!(peek_response(&resp).unwrap(), 0x0102_0304);
+        // Cut inside the correlation id: an error naming it, at its offset.
+        let cut = Bytes::from_static(b"\x00\x00\x00\x02\x01\x02");
+        let e = peek_response(&cut).unwrap_err();
+        assert_eq!(e.path().to_string(), "header.correlation_id");
+        assert_eq!(e.offset(), 4);
+        let e = peek_request_header(&req.slice(..10)).unwrap_err();
+        assert_eq!(e.path().to_string(), "header.correlation_id");
+        assert_eq!(e.offset(), 8);
+        // declared_len on a frame in hand: a missing prefix is an error, not "not yet".
+        assert_eq!(declared_len(&req, DEFAULT_MAX_FRAME_SIZE).unwrap(), 15);
+        assert!(declared_len(&req[..3], DEFAULT_MAX_FRAME_SIZE).is_err());
     }
 }

@@ -46,6 +46,7 @@ extern crate self as kafka_wire;
 
 #[cfg(feature = "tokio")]
 pub mod codec;
+pub mod correlation;
 #[cfg(feature = "json")]
 pub mod dynamic;
 mod error;
@@ -58,6 +59,7 @@ mod message;
 mod meta;
 pub mod primitives;
 mod reader;
+mod reader_fields;
 mod types;
 mod version;
 
