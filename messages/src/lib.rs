@@ -34,9 +34,12 @@ pub mod initialize_share_group_state;
 pub mod txn_offset_commit;
 
 mod dispatch;
+pub mod known;
+mod passthrough;
 
 pub use add_partitions_to_txn::*;
 pub use api_versions::*;
 pub use dispatch::{ApiKey, RequestBody, RequestFrame, ResponseBody, ResponseFrame};
 pub use initialize_share_group_state::*;
+pub use passthrough::{AnyRequest, AnyResponse, Opaque};
 pub use txn_offset_commit::*;

@@ -1,0 +1,296 @@
+//! Frames of any API, decoded when this crate declares the API and version, kept as bytes
+//! otherwise: what a proxy, a logger or a partial client needs to carry traffic it cannot (or
+//! need not) parse.
+//!
+//! ```
+//! use bytes::Bytes;
+//! use kafka_wire::frame::DEFAULT_MAX_FRAME_SIZE;
+//! use kafka_wire_messages::AnyRequest;
+//!
+//! // Metadata v12 (key 3), correlation id 5, null client id, no tagged fields, then a body
+//! // that is not looked at.
+//! let metadata = Bytes::from_static(b"\x00\x00\x00\x0d\x00\x03\x00\x0c\x00\x00\x00\x05\xff\xff\x00\x01\x00");
+//! let req = AnyRequest::decode(&metadata, DEFAULT_MAX_FRAME_SIZE).unwrap();
+//! assert_eq!(req.peek().correlation_id, 5);
+//! assert_eq!(req.name(), Some("Metadata"));
+//! ```
+
+use bytes::Bytes;
+use kafka_wire::frame::{self, RequestPeek};
+use kafka_wire::{DecodeError, ResponseHeader, Version};
+
+use crate::known;
+use crate::{ApiKey, RequestFrame, ResponseFrame};
+
+/// A frame of an API or version this crate does not declare, with what can be read of it
+/// without a schema.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Opaque {
+    /// The API key (from the request header, or from the request a response answers).
+    pub api_key: i16,
+    /// The API version.
+    pub api_version: Version,
+    /// The correlation id.
+    pub correlation_id: i32,
+    /// The whole frame, size prefix included, exactly as it arrived.
+    pub frame: Bytes,
+}
+
+impl Opaque {
+    /// Kafka's name for the API, if Kafka has assigned its key.
+    pub fn name(&self) -> Option<&'static str> {
+        known::api_name(self.api_key)
+    }
+}
+
+/// Whether this crate declares `api_key` at `version` (request side when `request`).
+fn declared(api_key: i16, version: Version, request: bool) -> Option<ApiKey> {
+    let api = ApiKey::from_i16(api_key)?;
+    let versions = if request {
+        api.request_versions()
+    } else {
+        api.response_versions()
+    };
+    versions.contains(version).then_some(api)
+}
+
+/// A request frame of any API: decoded, or opaque when this crate does not declare its API
+/// key or version.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AnyRequest {
+    /// A declared API at a declared version (boxed: the largest body is far larger than
+    /// [`Opaque`]).
+    Decoded(Box<RequestFrame>),
+    /// Anything else, untouched.
+    Opaque(Opaque),
+}
+
+impl AnyRequest {
+    /// Decodes a whole request frame (prefix included). An undeclared API or version is
+    /// [`AnyRequest::Opaque`] (only its size prefix and first three header fields are
+    /// checked); a declared one that does not decode is an error.
+    pub fn decode(frame: &Bytes, max_size: usize) -> Result<Self, DecodeError> {
+        let total = frame::declared_len(frame, max_size)?;
+        let peek = frame::peek_request_header(frame)?;
+        if declared(peek.api_key, peek.api_version, true).is_some() {
+            return RequestFrame::decode_with_max(frame, max_size)
+                .map(|f| AnyRequest::Decoded(Box::new(f)));
+        }
+        if total != frame.len() {
+            // The same length errors a declared frame would get.
+            frame::open_frame(frame, max_size)?;
+        }
+        Ok(AnyRequest::Opaque(Opaque {
+            api_key: peek.api_key,
+            api_version: peek.api_version,
+            correlation_id: peek.correlation_id,
+            frame: frame.clone(),
+        }))
+    }
+
+    /// The API key, version and correlation id.
+    pub fn peek(&self) -> RequestPeek {
+        match self {
+            AnyRequest::Decoded(f) => RequestPeek {
+                api_key: f.header.request_api_key,
+                api_version: f.header.request_api_version,
+                correlation_id: f.header.correlation_id,
+            },
+            AnyRequest::Opaque(o) => RequestPeek {
+                api_key: o.api_key,
+                api_version: o.api_version,
+                correlation_id: o.correlation_id,
+            },
+        }
+    }
+
+    /// Kafka's name for the API, declared or not.
+    pub fn name(&self) -> Option<&'static str> {
+        known::api_name(self.peek().api_key)
+    }
+
+    /// The decoded frame, if the API was declared.
+    pub fn as_decoded(&self) -> Option<&RequestFrame> {
+        match self {
+            AnyRequest::Decoded(f) => Some(f),
+            AnyRequest::Opaque(_) => None,
+        }
+    }
+}
+
+/// A response frame of any API: decoded, or opaque when this crate does not declare the API
+/// or version of the request it answers.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AnyResponse {
+    /// A declared API at a declared version (boxed, as for requests).
+    Decoded(Box<ResponseFrame>),
+    /// Anything else, untouched.
+    Opaque(Opaque),
+}
+
+impl AnyResponse {
+    /// Decodes a whole response frame answering a request of `api_key` at `version` (as a
+    /// [`CorrelationTracker`](kafka_wire::correlation::CorrelationTracker) remembers them).
+    ///
+    /// ApiVersions responses get Kafka's fallback (see
+    /// [`ResponseFrame::decode_with_fallback`]). An undeclared API or version is
+    /// [`AnyResponse::Opaque`]; a declared one that does not decode is an error.
+    pub fn decode(
+        frame: &Bytes,
+        api_key: i16,
+        version: Version,
+        max_size: usize,
+    ) -> Result<Self, DecodeError> {
+        let total = frame::declared_len(frame, max_size)?;
+        let correlation_id = frame::peek_response(frame)?;
+        if let Some(api) = declared(api_key, version, false) {
+            return ResponseFrame::decode_with_fallback(frame, api, version, max_size)
+                .map(|f| AnyResponse::Decoded(Box::new(f)));
+        }
+        if total != frame.len() {
+            frame::open_frame(frame, max_size)?;
+        }
+        Ok(AnyResponse::Opaque(Opaque {
+            api_key,
+            api_version: version,
+            correlation_id,
+            frame: frame.clone(),
+        }))
+    }
+
+    /// The correlation id.
+    pub fn correlation_id(&self) -> i32 {
+        match self {
+            AnyResponse::Decoded(f) => f.header.correlation_id,
+            AnyResponse::Opaque(o) => o.correlation_id,
+        }
+    }
+
+    /// The decoded frame, if the API was declared.
+    pub fn as_decoded(&self) -> Option<&ResponseFrame> {
+        match self {
+            AnyResponse::Decoded(f) => Some(f),
+            AnyResponse::Opaque(_) => None,
+        }
+    }
+}
+
+impl ResponseFrame {
+    /// Decodes only the response header of a frame answering `api_key` at `version`, for any
+    /// API Kafka has assigned (declared here or not); an unassigned key gets header v0, the
+    /// correlation id alone. The body is not read.
+    pub fn decode_header(
+        frame: &Bytes,
+        api_key: i16,
+        version: Version,
+        max_size: usize,
+    ) -> Result<ResponseHeader, DecodeError> {
+        let mut r = frame::open_frame(frame, max_size)?;
+        let hv = known::response_header_version(api_key, version).unwrap_or(0);
+        <ResponseHeader as kafka_wire::KafkaMessage>::decode(&mut r, hv)
+            .map_err(|e| e.in_part("header"))
+    }
+
+    /// [`decode_with_max`](Self::decode_with_max), with the fallback Kafka's clients apply to
+    /// ApiVersions: a broker asked at a version it does not support answers with a v0 body
+    /// (error UNSUPPORTED_VERSION and the versions it does support), so when an ApiVersions
+    /// response does not decode at the requested version it is decoded again at v0. The
+    /// frame's `version` then says 0, and re-encoding it gives the bytes back. If neither
+    /// decodes, the error is the one at the requested version.
+    pub fn decode_with_fallback(
+        frame: &Bytes,
+        api_key: ApiKey,
+        version: Version,
+        max_size: usize,
+    ) -> Result<Self, DecodeError> {
+        match Self::decode_with_max(frame, api_key, version, max_size) {
+            Err(e) if api_key == ApiKey::ApiVersions && version > 0 => {
+                Self::decode_with_max(frame, api_key, 0, max_size).map_err(|_| e)
+            }
+            other => other,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use kafka_wire::frame::DEFAULT_MAX_FRAME_SIZE;
+
+    use super::*;
+    use crate::ResponseBody;
+
+    const MAX: usize = DEFAULT_MAX_FRAME_SIZE;
+
+    /// What a Java broker that serves ApiVersions 0-2 sends to a v3 request: header v0
+    /// (correlation id 9), then a v0 body: error_code 35 (UNSUPPORTED_VERSION) and an int32
+    /// array of one (api_key 18, min 0, max 2), laid out by hand from the v0 schema.
+    const V0_ANSWER: &[u8] =
+        b"\x00\x00\x00\x10\x00\x00\x00\x09\x00\x23\x00\x00\x00\x01\x00\x12\x00\x00\x00\x02";
+
+    #[test]
+    fn api_versions_falls_back_to_v0() {
+        let frame = Bytes::from_static(V0_ANSWER);
+        // At v3 (flexible) these bytes do not decode.
+        assert!(ResponseFrame::decode(&frame, ApiKey::ApiVersions, 3).is_err());
+        let f = ResponseFrame::decode_with_fallback(&frame, ApiKey::ApiVersions, 3, MAX).unwrap();
+        assert_eq!(f.version, 0);
+        assert_eq!(f.header.correlation_id, 9);
+        let ResponseBody::ApiVersions(body) = &f.body else {
+            panic!("not ApiVersions: {f:?}");
+        };
+        assert_eq!(body.error_code, 35);
+        assert_eq!(body.api_keys.len(), 1);
+        assert_eq!(f.to_vec().unwrap(), V0_ANSWER);
+        // Through AnyResponse too.
+        let any = AnyResponse::decode(&frame, 18, 3, MAX).unwrap();
+        assert_eq!(any.as_decoded().map(|f| f.version), Some(0));
+        // Garbage still fails, with the error at the requested version.
+        let bad = Bytes::from_static(b"\x00\x00\x00\x05\x00\x00\x00\x09\x01");
+        assert!(ResponseFrame::decode_with_fallback(&bad, ApiKey::ApiVersions, 3, MAX).is_err());
+    }
+
+    #[test]
+    fn undeclared_apis_pass_through_untouched() {
+        // Metadata v12 request: header v2 (flexible from 9), correlation id 5, client id "c",
+        // no tagged fields, then two body bytes.
+        let req = Bytes::from_static(
+            b"\x00\x00\x00\x0e\x00\x03\x00\x0c\x00\x00\x00\x05\x00\x01c\x00\x01\x00",
+        );
+        match AnyRequest::decode(&req, MAX).unwrap() {
+            AnyRequest::Opaque(o) => {
+                assert_eq!((o.api_key, o.api_version, o.correlation_id), (3, 12, 5));
+                assert_eq!(o.name(), Some("Metadata"));
+                assert_eq!(o.frame, req);
+            }
+            AnyRequest::Decoded(f) => assert_eq!(f.header.request_api_key, 3),
+        }
+        // A declared API at an undeclared version is opaque too.
+        let av9 = Bytes::from_static(b"\x00\x00\x00\x0a\x00\x12\x00\x09\x00\x00\x00\x06\xff\xff");
+        assert!(matches!(
+            AnyRequest::decode(&av9, MAX).unwrap(),
+            AnyRequest::Opaque(Opaque { api_version: 9, .. })
+        ));
+        // A response of an unassigned key: header v0, the correlation id.
+        let resp = Bytes::from_static(b"\x00\x00\x00\x06\x00\x00\x00\x05\xab\xcd");
+        let any = AnyResponse::decode(&resp, 999, 0, MAX).unwrap();
+        assert_eq!(any.correlation_id(), 5);
+        assert!(any.as_decoded().is_none());
+        // Metadata v12's response header is v1: correlation id and a tagged section.
+        let resp = Bytes::from_static(b"\x00\x00\x00\x06\x00\x00\x00\x05\x00\x00");
+        let h = ResponseFrame::decode_header(&resp, 3, 12, MAX).unwrap();
+        assert_eq!(h.correlation_id, 5);
+        // A frame whose prefix lies is an error even when opaque.
+        let short = Bytes::from_static(b"\x00\x00\x00\x20\x00\x03\x00\x0c\x00\x00\x00\x05");
+        assert!(AnyRequest::decode(&short, MAX).is_err());
+    }
+
+    #[test]
+    fn declared_frames_decode() {
+        let frame = RequestFrame::new(7, None, 3, crate::ApiVersionsRequest::default());
+        let bytes = Bytes::from(frame.to_vec().unwrap());
+        let any = AnyRequest::decode(&bytes, MAX).unwrap();
+        assert_eq!(any.as_decoded(), Some(&frame));
+        assert_eq!(any.peek().correlation_id, 7);
+        assert_eq!(any.name(), Some("ApiVersions"));
+    }
+}
