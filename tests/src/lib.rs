@@ -3,3 +3,6 @@
 //! The repository README is included below so that its Rust examples are compiled and run
 //! as doctests: the README cannot drift from the API.
 #![doc = include_str!("../../README.md")]
+
+pub mod cases;
+pub mod gen;
