@@ -33,6 +33,9 @@ pub struct StructAttrs {
     /// `crate = "path"`: where the runtime is, when not at `::kafka_wire`.
     #[darling(default, rename = "crate")]
     pub krate: Option<syn::Path>,
+    /// `latest_version_unstable` (Kafka's `latestVersionUnstable`): the highest version is
+    /// still under development.
+    pub latest_version_unstable: Flag,
 }
 
 /// `#[kafka(...)]` on a field.
@@ -57,6 +60,13 @@ pub struct FieldAttrs {
     pub flexible: Option<SpannedValue<Range>>,
     #[darling(default)]
     pub name: Option<SpannedValue<String>>,
+    /// `entity_type = "topicName"` (Kafka's `entityType`).
+    #[darling(default)]
+    pub entity_type: Option<SpannedValue<String>>,
+    /// `map_key` (Kafka's `mapKey`): the field keys its struct in a map of the parent array.
+    pub map_key: Flag,
+    /// `zero_copy` (Kafka's `zeroCopy`): a bytes field Java keeps as a view of the input.
+    pub zero_copy: Flag,
 }
 
 /// `api_key = N`: an API key, 0..=32767.

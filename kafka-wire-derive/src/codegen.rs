@@ -334,6 +334,7 @@ pub fn generate(s: &Struct) -> TokenStream {
         quote!(#n)
     }));
     let about = &s.about;
+    let unstable = s.latest_version_unstable;
     let api = match s.api {
         Some((key, true)) => {
             quote!(::core::option::Option::Some(__kw::ApiMeta { key: #key, kind: __kw::ApiKind::Request }))
@@ -355,6 +356,9 @@ pub fn generate(s: &Struct) -> TokenStream {
         let ignorable = f.ignorable;
         let flexible = opt(f.flexible.map(|r: Range| quote!(#r)));
         let fabout = &f.about;
+        let entity_type = opt(f.entity_type.as_ref().map(|e| quote!(#e)));
+        let map_key = f.map_key;
+        let zero_copy = f.zero_copy;
         let kafka_type = quote_spanned!(ty.span()=> <#ty as __kw::Field>::KAFKA_TYPE);
         quote! {
             __kw::FieldMeta {
@@ -369,6 +373,9 @@ pub fn generate(s: &Struct) -> TokenStream {
                 ignorable: #ignorable,
                 flexible: #flexible,
                 about: #fabout,
+                entity_type: #entity_type,
+                map_key: #map_key,
+                zero_copy: #zero_copy,
             }
         }
     });
@@ -492,6 +499,7 @@ pub fn generate(s: &Struct) -> TokenStream {
                     about: #about,
                     fields: &[#(#field_metas),*],
                     unknown_tagged_field: #unknown_meta,
+                    latest_version_unstable: #unstable,
                 };
             }
 
@@ -570,6 +578,7 @@ pub fn fallback(input: &syn::DeriveInput) -> TokenStream {
                     about: "",
                     fields: &[],
                     unknown_tagged_field: ::core::option::Option::None,
+                    latest_version_unstable: false,
                 };
             }
             impl ::core::default::Default for #ident {

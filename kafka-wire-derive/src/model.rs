@@ -155,6 +155,10 @@ pub struct Field {
     pub ignorable: bool,
     pub flexible: Option<Range>,
     pub about: String,
+    /// Kafka's `entityType`, as written (checked against the known names and the type).
+    pub entity_type: Option<String>,
+    pub map_key: bool,
+    pub zero_copy: bool,
 }
 
 impl Field {
@@ -181,6 +185,8 @@ pub struct Struct {
     pub fields: Vec<Field>,
     /// The field that keeps unknown tagged fields.
     pub unknown: Option<syn::Ident>,
+    /// Kafka's `latestVersionUnstable`.
+    pub latest_version_unstable: bool,
 }
 
 /// Whether `ty` names `ident` or `Self` anywhere (`Vec<Node>`, `Option<Self>`).
@@ -262,6 +268,7 @@ impl Struct {
             }
         };
         let api = check_api(&attrs, &mut acc);
+        check_latest_version_unstable(&attrs, api, &mut acc);
         // Kafka: a message's validVersions must have an upper bound.
         if let (Some(_), Some(v)) = (&api, &attrs.versions) {
             if v.is_open_ended() {
@@ -340,6 +347,7 @@ impl Struct {
             krate,
             fields,
             unknown,
+            latest_version_unstable: attrs.latest_version_unstable.is_present(),
         })
     }
 }
@@ -402,6 +410,84 @@ fn check_api(attrs: &StructAttrs, acc: &mut darling::error::Accumulator) -> Opti
             }
             None
         }
+    }
+}
+
+/// Kafka's `MessageSpec`: "The `latestVersionUnstable` property is only valid for messages
+/// with type `request`".
+fn check_latest_version_unstable(
+    attrs: &StructAttrs,
+    api: Option<(i16, bool)>,
+    acc: &mut darling::error::Accumulator,
+) {
+    let flag = &attrs.latest_version_unstable;
+    if flag.is_present() && !matches!(api, Some((_, true))) {
+        acc.push(err(
+            flag.span(),
+            "`latest_version_unstable` is only valid on a request message (`api_key = N, request`)",
+        ));
+    }
+}
+
+/// Kafka's `EntityType`: the names it knows, and the type each applies to (`None`: any).
+/// An array field takes its element's type, as in `EntityType.verifyTypeMatches`.
+fn check_entity_type(f: &FieldAttrs, kind: &Kind, acc: &mut darling::error::Accumulator) {
+    let Some(e) = &f.entity_type else { return };
+    let base = match e.as_str() {
+        "unknown" => None,
+        "transactionalId" | "groupId" | "topicName" => Some(Kind::Str),
+        "producerId" => Some(Kind::Int {
+            bits: 64,
+            signed: true,
+        }),
+        "brokerId" => Some(Kind::Int {
+            bits: 32,
+            signed: true,
+        }),
+        other => {
+            acc.push(err(
+                e.span(),
+                format!("unknown entity type {other:?}: expected one of \"unknown\", \"transactionalId\", \"producerId\", \"groupId\", \"topicName\", \"brokerId\""),
+            ));
+            return;
+        }
+    };
+    let mut k = kind;
+    while let Kind::Array(el) = k {
+        k = el;
+    }
+    if let Some(base) = base {
+        if *k != base {
+            acc.push(err(
+                e.span(),
+                format!(
+                    "entity type {:?} is for {} fields, not {}",
+                    e.as_str(),
+                    base.kafka_name(),
+                    k.kafka_name()
+                ),
+            ));
+        }
+    }
+}
+
+/// Kafka's `FieldSpec`: "Tagged fields cannot be used as keys", and "Only fields of type
+/// bytes can use zeroCopy flag".
+fn check_map_key_and_zero_copy(f: &FieldAttrs, kind: &Kind, acc: &mut darling::error::Accumulator) {
+    if f.map_key.is_present() && f.tag.is_some() {
+        acc.push(err(
+            f.map_key.span(),
+            "a tagged field cannot be a `map_key`",
+        ));
+    }
+    if f.zero_copy.is_present() && *kind != Kind::Bytes {
+        acc.push(err(
+            f.zero_copy.span(),
+            format!(
+                "`zero_copy` is only for bytes fields, not {}",
+                kind.kafka_name()
+            ),
+        ));
     }
 }
 
@@ -562,6 +648,8 @@ fn check_field(
         }
     }
 
+    check_entity_type(f, &kind, acc);
+    check_map_key_and_zero_copy(f, &kind, acc);
     let default = build_default(f, &kind, option, nullable, versions, acc);
 
     Some(Field {
@@ -579,6 +667,9 @@ fn check_field(
         ignorable: f.ignorable.is_present(),
         flexible: f.flexible.as_ref().map(|r| **r),
         about: doc_text(&f.attrs),
+        entity_type: f.entity_type.as_ref().map(|e| (**e).clone()),
+        map_key: f.map_key.is_present(),
+        zero_copy: f.zero_copy.is_present(),
     })
 }
 
@@ -963,5 +1054,37 @@ mod tests {
         };
         // nullable int32, non-contiguous tag, bad default.
         assert_eq!(errors(input), 3);
+    }
+
+    #[test]
+    fn descriptive_attributes_are_checked_as_kafka_does() {
+        let m = messages(syn::parse_quote! {
+            #[kafka(versions = "0-1", flexible = "none", latest_version_unstable)]
+            struct S {
+                #[kafka(versions = "0+", entity_type = "topicName")]
+                a: i32,
+                #[kafka(versions = "0+", entity_type = "topic")]
+                b: kafka_wire::Str,
+                #[kafka(versions = "0+", zero_copy)]
+                c: kafka_wire::Str,
+                #[kafka(versions = "0+", entity_type = "brokerId")]
+                d: Vec<i32>,
+            }
+        });
+        assert_eq!(m.len(), 4, "{m:?}");
+        assert!(m[0].contains("only valid on a request"), "{m:?}");
+        assert!(m[1].contains("for string fields, not int32"), "{m:?}");
+        assert!(m[2].contains("unknown entity type"), "{m:?}");
+        assert!(m[3].contains("only for bytes"), "{m:?}");
+        let m = messages(syn::parse_quote! {
+            #[kafka(versions = "0-1", flexible = "0+")]
+            struct S {
+                #[kafka(versions = "0+", tag = 0, tagged = "0+", map_key)]
+                a: i32,
+                u: UnknownTaggedFields,
+            }
+        });
+        assert_eq!(m.len(), 1, "{m:?}");
+        assert!(m[0].contains("cannot be a `map_key`"), "{m:?}");
     }
 }

@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use crate::VersionRange;
+use crate::{Version, VersionRange};
 
 /// A Kafka field type, as the JSON schemas name it (`int32`, `string`, `[]int32`, `[]Topic`).
 #[derive(Clone, Copy)]
@@ -143,12 +143,29 @@ pub struct StructMeta {
     pub fields: &'static [FieldMeta],
     /// The Rust name of the field that keeps unknown tagged fields, if the struct has one.
     pub unknown_tagged_field: Option<&'static str>,
+    /// Whether the highest version is still unstable (Kafka's `latestVersionUnstable`).
+    pub latest_version_unstable: bool,
 }
 
 impl StructMeta {
     /// The field with Kafka name `name`.
     pub fn field(&self, name: &str) -> Option<&'static FieldMeta> {
         self.fields.iter().find(|f| f.name == name)
+    }
+
+    /// Whether the highest version is still under development (Kafka's
+    /// `latestVersionUnstable`: brokers only accept it when told to enable unstable versions).
+    pub fn latest_version_unstable(&self) -> bool {
+        self.latest_version_unstable
+    }
+
+    /// The unstable version, if any: the highest valid version when `latest_version_unstable`.
+    pub fn unstable_version(&self) -> Option<Version> {
+        if self.latest_version_unstable {
+            self.versions.max()
+        } else {
+            None
+        }
     }
 }
 
@@ -177,9 +194,31 @@ pub struct FieldMeta {
     pub flexible: Option<VersionRange>,
     /// The field's doc comment (`about`).
     pub about: &'static str,
+    /// What the field names (Kafka's `entityType`, e.g. `"topicName"`), when declared.
+    pub entity_type: Option<&'static str>,
+    /// Whether the field is the key of its struct when the parent array is a map (`mapKey`).
+    pub map_key: bool,
+    /// Whether Java keeps this bytes field as a view of the input (`zeroCopy`).
+    pub zero_copy: bool,
 }
 
 impl FieldMeta {
+    /// What the field names (Kafka's `entityType`, e.g. `"topicName"`), when declared.
+    pub fn entity_type(&self) -> Option<&'static str> {
+        self.entity_type
+    }
+
+    /// Whether the field is a map key (Kafka's `mapKey`).
+    pub fn map_key(&self) -> bool {
+        self.map_key
+    }
+
+    /// Whether the field is zero-copy in Java (Kafka's `zeroCopy`); this crate's `Bytes` are
+    /// always zero-copy, so it changes nothing here.
+    pub fn zero_copy(&self) -> bool {
+        self.zero_copy
+    }
+
     /// Versions in which the field is written among the struct's regular fields.
     pub fn mandatory(&self) -> VersionRange {
         match self.tagged.min() {
