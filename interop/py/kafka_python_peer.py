@@ -13,6 +13,19 @@ Reads JSON lines on stdin, answers one JSON line per request on stdout:
 
 NAME is a kafka-python class name such as "TxnOffsetCommitRequest". Values are dicts keyed by
 kafka-python's field names, holding only the fields present at the version.
+
+Generic operations, over every request and response class kafka-python declares:
+
+  {"op": "list"}
+      -> {"apis": [{"name": NAME, "key": k, "kind": "request"|"response", "min": m, "max": n}]}
+  {"op": "gen_frame", "api": NAME, "version": v, "seed": s}
+      -> {"hex": FRAME, "values": {...}, "correlation_id": c, "client_id": id}
+         random values in every field the version has (tagged ones at random), as whole frame
+  {"op": "decode_frame", "api": NAME, "version": v, "hex": FRAME}
+      -> {"values": {...}, "correlation_id": c, "client_id": id, "reencoded_hex": HEX}
+
+Their values are keyed by Kafka's JSON field names (every field the version has, tagged ones
+included, at their defaults when absent); uuids, bytes and records as lowercase hex.
 """
 import json
 import random
@@ -20,6 +33,8 @@ import sys
 import uuid
 
 from kafka.protocol import producer  # noqa: F401 (registers the classes)
+from kafka.protocol import admin, consumer, metadata, sasl  # noqa: F401 (same)
+from kafka.protocol.api_message import ApiMessage
 from kafka.protocol.producer import (
     AddPartitionsToTxnRequest, AddPartitionsToTxnResponse,
     TxnOffsetCommitRequest, TxnOffsetCommitResponse,
@@ -29,6 +44,19 @@ APIS = {c.__name__: c for c in (
     AddPartitionsToTxnRequest, AddPartitionsToTxnResponse,
     TxnOffsetCommitRequest, TxnOffsetCommitResponse,
 )}
+
+
+
+def _subclasses(c):
+    for s in c.__subclasses__():
+        yield s
+        yield from _subclasses(s)
+
+
+# Every primary (not per-version) request and response class.
+ALL_APIS = {c.__name__: c for c in _subclasses(ApiMessage)
+            if getattr(c, '_class_version', 1) is None and getattr(c, '_json', None)
+            and c._json.get('type') in ('request', 'response')}
 
 INT_RANGES = {
     'int8': (-2**7, 2**7 - 1), 'int16': (-2**15, 2**15 - 1),
@@ -98,6 +126,77 @@ def dump(obj, struct, version):
     return out
 
 
+def gen_simple(rng, type_str):
+    if type_str in INT_RANGES:
+        lo, hi = INT_RANGES[type_str]
+        return rng.choice([lo, hi, 0, -1, 1, rng.randint(lo, hi)])
+    if type_str == 'uint16':
+        return rng.choice([0, 1, 65535, rng.randint(0, 65535)])
+    if type_str == 'float64':
+        # Dyadic values, exact in JSON both ways.
+        return rng.choice([0.0, 1.5, -0.25, 1024.125, -3.0])
+    if type_str in ('bytes', 'records'):
+        return bytes(rng.getrandbits(8) for _ in range(rng.randint(0, 9)))
+    return rand_simple(rng, type_str, False)
+
+
+def gen_struct(rng, struct, data_class, version, in_tagged=False, top=False):
+    """Random values in every field the version has; tagged fields at random. Inside a tagged
+    field no tagged field is set: kafka-python writes a tagged value's own tagged sections
+    empty."""
+    vals = {'version': version} if top else {}
+    for f in struct._fields:
+        if not f.for_version_q(version):
+            continue
+        tagged = f.tagged_field_q(version)
+        if tagged and (in_tagged or rng.random() < 0.3):
+            continue
+        if f.nullable_for_version_q(version) and rng.random() < 0.25:
+            vals[f.name] = None
+            continue
+        inner = in_tagged or tagged
+        if f.is_struct_array():
+            vals[f.name] = [gen_struct(rng, f.array_of, f.data_class, version, inner)
+                            for _ in range(rng.randint(0, 3))]
+        elif f.is_array():
+            vals[f.name] = [gen_simple(rng, f.array_of.type_str) for _ in range(rng.randint(0, 4))]
+        elif f.is_struct():
+            vals[f.name] = gen_struct(rng, f, f.data_class, version, inner)
+        else:
+            vals[f.name] = gen_simple(rng, f.type_str)
+    return data_class(**vals)
+
+
+def jsimple(type_str, x):
+    if x is None:
+        return None
+    if type_str == 'uuid':
+        return (x if isinstance(x, uuid.UUID) else uuid.UUID(x)).hex
+    if type_str in ('bytes', 'records'):
+        return bytes(x).hex()
+    return x
+
+
+def jdump(obj, struct, version):
+    """Every field the version has, keyed by its JSON name."""
+    out = {}
+    for f in struct._fields:
+        if not f.for_version_q(version):
+            continue
+        v = getattr(obj, f.name)
+        if v is None:
+            out[f._name] = None
+        elif f.is_struct_array():
+            out[f._name] = [jdump(x, f.array_of, version) for x in v]
+        elif f.is_struct():
+            out[f._name] = jdump(v, f, version)
+        elif f.is_array():
+            out[f._name] = [jsimple(f.array_of.type_str, x) for x in v]
+        else:
+            out[f._name] = jsimple(f.type_str, v)
+    return out
+
+
 def header_info(msg):
     h = msg.header
     return {'correlation_id': h.correlation_id,
@@ -105,6 +204,12 @@ def header_info(msg):
 
 
 def handle(req):
+    if req['op'] == 'list':
+        return {'apis': [{'name': n, 'key': c.API_KEY, 'kind': c._json['type'],
+                          'min': c._valid_versions[0], 'max': c._valid_versions[1]}
+                         for n, c in sorted(ALL_APIS.items())]}
+    if req['op'] in ('gen_frame', 'decode_frame'):
+        return handle_generic(req)
     cls = APIS[req['api']]
     if req['op'] == 'versions':
         return {'min': cls.min_version, 'max': cls.max_version}
@@ -128,6 +233,25 @@ def handle(req):
         out.update(header_info(msg))
         return out
     raise ValueError('unknown op ' + req['op'])
+
+
+def handle_generic(req):
+    cls = ALL_APIS[req['api']]
+    version = req['version']
+    if req['op'] == 'gen_frame':
+        rng = random.Random(req['seed'])
+        msg = gen_struct(rng, cls._struct, cls, version, top=True)
+        client_id = rng.choice([None, '', 'kafka-python', rand_string(rng)])
+        msg.with_header(correlation_id=rng.randint(-2**31, 2**31 - 1), client_id=client_id)
+        frame = msg.encode(header=True, framed=True)
+        out = {'hex': bytes(frame).hex(), 'values': jdump(msg, cls._struct, version)}
+    else:
+        data = bytes.fromhex(req['hex'])
+        msg = cls.decode(data, version=version, header=True, framed=True)
+        again = msg.encode(header=True, framed=True)
+        out = {'values': jdump(msg, cls._struct, version), 'reencoded_hex': bytes(again).hex()}
+    out.update(header_info(msg))
+    return out
 
 
 def main():

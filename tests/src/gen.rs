@@ -71,6 +71,9 @@ pub struct Options {
     pub unknown_tagged: bool,
     /// Strings restricted to ASCII (for peers that cannot carry anything else).
     pub ascii_only: bool,
+    /// Tagged fields inside the value of a tagged field (kafka-python writes the value of a
+    /// tagged field with empty tagged sections, so it cannot carry them).
+    pub tagged_in_tagged: bool,
 }
 
 impl Options {
@@ -85,6 +88,7 @@ impl Options {
             },
             unknown_tagged: true,
             ascii_only: false,
+            tagged_in_tagged: true,
         }
     }
 }
@@ -119,6 +123,8 @@ impl core::ops::AddAssign for Coverage {
 pub struct Generator {
     rng: Rng,
     opts: Options,
+    /// How many tagged fields the value being generated is inside.
+    in_tagged: usize,
     /// What was generated so far.
     pub coverage: Coverage,
 }
@@ -139,6 +145,7 @@ impl Generator {
         Generator {
             rng: Rng::new(seed),
             opts,
+            in_tagged: 0,
             coverage: Coverage::default(),
         }
     }
@@ -153,6 +160,7 @@ impl Generator {
         let fields = meta.fields.iter().map(|f| self.field(f, version)).collect();
         let mut unknown = UnknownTaggedFields::new();
         if self.opts.unknown_tagged
+            && (self.in_tagged == 0 || self.opts.tagged_in_tagged)
             && meta.flexible.contains(version)
             && meta.unknown_tagged_field.is_some()
         {
@@ -184,10 +192,23 @@ impl Generator {
     }
 
     fn field(&mut self, f: &'static FieldMeta, v: Version) -> Value {
-        if !f.versions.contains(v) {
+        let tagged = f.tagged.contains(v);
+        if !f.versions.contains(v) || (tagged && self.in_tagged > 0 && !self.opts.tagged_in_tagged)
+        {
             self.coverage.absent += 1;
             return default_value(f);
         }
+        if tagged {
+            self.in_tagged += 1;
+            let val = self.present_field(f, v);
+            self.in_tagged -= 1;
+            val
+        } else {
+            self.present_field(f, v)
+        }
+    }
+
+    fn present_field(&mut self, f: &'static FieldMeta, v: Version) -> Value {
         let default = default_value(f);
         let nullable = f.nullable.contains(v);
         let null = nullable
