@@ -1,4 +1,4 @@
-//! The transaction APIs that `kafka-wire-messages` does not ship, declared here with
+//! The transaction APIs that `kafka_wire_messages` does not ship, declared here with
 //! `#[derive(KafkaMessage)]` exactly as a user of the framework would: FindCoordinator (10),
 //! InitProducerId (22), AddOffsetsToTxn (25) and EndTxn (26).
 //!

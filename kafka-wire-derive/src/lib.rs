@@ -1,4 +1,4 @@
-//! `#[derive(KafkaMessage)]` for [kafka-wire](https://docs.rs/kafka-wire).
+//! `#[derive(KafkaMessage)]` for [kafkawire](https://docs.rs/kafkawire).
 //!
 //! Use it through the runtime crate, which re-exports it and documents every attribute:
 //! `use kafka_wire::KafkaMessage;`. The generated code calls helpers that only the matching

@@ -2,7 +2,7 @@
 //! with the message and caret recorded in its `.stderr`; every file in `ui/pass` must build
 //! and run.
 //!
-//! Regenerate with `TRYBUILD=overwrite cargo test -p kafka-wire-derive --test ui` and review
+//! Regenerate with `TRYBUILD=overwrite cargo test -p kafkawire-derive --test ui` and review
 //! the diff: the `.stderr` files are the derive's user interface.
 
 use std::process::Command;
