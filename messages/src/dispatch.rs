@@ -1,14 +1,6 @@
 //! Run-time dispatch over the declared APIs: [`ApiKey`], the [`RequestBody`] and
-//! [`ResponseBody`] enums, and whole frames ([`RequestFrame`], [`ResponseFrame`]).
-
-use core::fmt;
-
-use bytes::{BufMut, Bytes};
-use kafka_wire::frame::{self, DEFAULT_MAX_FRAME_SIZE};
-use kafka_wire::{
-    DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, KafkaMessage, Reader,
-    RequestHeader, ResponseHeader, Str, StructMeta, Version, VersionRange,
-};
+//! [`ResponseBody`] enums, and whole frames ([`RequestFrame`], [`ResponseFrame`]), all
+//! declared by [`apis!`](crate::apis), which users call for their own lists of APIs.
 
 use crate::{
     AddPartitionsToTxnRequest, AddPartitionsToTxnResponse, ApiVersionsRequest, ApiVersionsResponse,
@@ -16,9 +8,11 @@ use crate::{
     TxnOffsetCommitResponse,
 };
 
-/// The methods of [`RequestBody`] and [`ResponseBody`]: one template for both sides.
-macro_rules! body_impl {
-    ($body:ident, $side:literal, $( $variant:ident => $msg:ident ),*) => {
+// The methods of `RequestBody` and `ResponseBody` of `apis!`: one template for both sides.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __body_impl {
+    ($body:ident, $side:literal, $( $variant:ident => $msg:ty ),*) => {
         impl $body {
             /// The API of this body.
             pub fn api_key(&self) -> ApiKey {
@@ -28,20 +22,20 @@ macro_rules! body_impl {
             }
 
             /// Encodes the body (no header, no size prefix) at `version`.
-            pub fn encode<B: BufMut + ?Sized>(
+            pub fn encode<B: $crate::__private::BufMut + ?Sized>(
                 &self,
                 buf: &mut B,
-                version: Version,
-            ) -> Result<(), EncodeError> {
+                version: $crate::__private::Version,
+            ) -> Result<(), $crate::__private::EncodeError> {
                 match self {
-                    $( $body::$variant(m) => m.encode(buf, version), )*
+                    $( $body::$variant(m) => <$msg as $crate::__private::KafkaMessage>::encode(m, buf, version), )*
                 }
             }
 
             /// The exact number of bytes [`encode`](Self::encode) writes at `version`.
-            pub fn encoded_size(&self, version: Version) -> usize {
+            pub fn encoded_size(&self, version: $crate::__private::Version) -> usize {
                 match self {
-                    $( $body::$variant(m) => m.encoded_size(version), )*
+                    $( $body::$variant(m) => <$msg as $crate::__private::KafkaMessage>::encoded_size(m, version), )*
                 }
             }
 
@@ -50,11 +44,11 @@ macro_rules! body_impl {
             #[doc = concat!("A version outside the API's ", $side, " versions is `UnsupportedVersion`.")]
             pub fn decode(
                 api_key: ApiKey,
-                version: Version,
-                r: &mut Reader<'_>,
-            ) -> Result<Self, DecodeError> {
+                version: $crate::__private::Version,
+                r: &mut $crate::__private::Reader<'_>,
+            ) -> Result<Self, $crate::__private::DecodeError> {
                 match api_key {
-                    $( ApiKey::$variant => <$msg as KafkaMessage>::decode(r, version).map($body::$variant), )*
+                    $( ApiKey::$variant => <$msg as $crate::__private::KafkaMessage>::decode(r, version).map($body::$variant), )*
                 }
             }
 
@@ -68,10 +62,86 @@ macro_rules! body_impl {
     };
 }
 
-/// Declares [`ApiKey`], [`RequestBody`] and [`ResponseBody`] from one list of APIs, so that
-/// adding an API is one line.
+/// Declares the run-time dispatch over a list of APIs: an `ApiKey` enum, `RequestBody` and
+/// `ResponseBody` enums, and `RequestFrame` / `ResponseFrame` (whole frames, decoded by API key
+/// and version), in the module where it is called.
+///
+/// This crate's own [`ApiKey`](crate::ApiKey), [`RequestBody`](crate::RequestBody),
+/// [`ResponseBody`](crate::ResponseBody), [`RequestFrame`](crate::RequestFrame) and
+/// [`ResponseFrame`](crate::ResponseFrame) are one call of it: their documentation lists every
+/// method the call declares. Call it in a module of your own with the APIs you declared with
+/// `#[derive(KafkaMessage)]` (an API this crate does not ship, or your own version of one),
+/// plus any of the shipped ones you want, by path. Each line is
+/// `Variant = api_key => RequestType, ResponseType;`, optionally preceded by doc comments;
+/// the request and response types must implement `KafkaMessage`, `Debug`, `Clone`,
+/// `PartialEq` and `Default`.
+///
+/// ```
+/// mod my_apis {
+///     use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
+///
+///     /// Heartbeat v0-v4, as Kafka's HeartbeatRequest.json declares it.
+///     #[derive(KafkaMessage, Debug, Clone, PartialEq)]
+///     #[kafka(api_key = 12, request, versions = "0-4", flexible = "4+")]
+///     pub struct HeartbeatRequest {
+///         /// The group id.
+///         #[kafka(versions = "0+", entity_type = "groupId")]
+///         pub group_id: Str,
+///         /// The generation of the group.
+///         #[kafka(versions = "0+")]
+///         pub generation_id: i32,
+///         /// The member id.
+///         #[kafka(versions = "0+")]
+///         pub member_id: Str,
+///         /// The unique identifier of the consumer instance provided by end user.
+///         #[kafka(versions = "3+", nullable = "3+", default = "null")]
+///         pub group_instance_id: Option<Str>,
+///         /// Tagged fields this struct does not declare.
+///         pub unknown_tagged_fields: UnknownTaggedFields,
+///     }
+///
+///     /// HeartbeatResponse v0-v4.
+///     #[derive(KafkaMessage, Debug, Clone, PartialEq)]
+///     #[kafka(api_key = 12, response, versions = "0-4", flexible = "4+")]
+///     pub struct HeartbeatResponse {
+///         /// The duration in milliseconds for which the request was throttled.
+///         #[kafka(versions = "1+", ignorable)]
+///         pub throttle_time_ms: i32,
+///         /// The error code, or 0 if there was no error.
+///         #[kafka(versions = "0+")]
+///         pub error_code: i16,
+///         /// Tagged fields this struct does not declare.
+///         pub unknown_tagged_fields: UnknownTaggedFields,
+///     }
+///
+///     kafka_wire_messages::apis! {
+///         /// ApiVersions (18), as this crate ships it.
+///         ApiVersions = 18 => kafka_wire_messages::ApiVersionsRequest, kafka_wire_messages::ApiVersionsResponse;
+///         /// Heartbeat (12), declared above.
+///         Heartbeat = 12 => HeartbeatRequest, HeartbeatResponse;
+///     }
+/// }
+///
+/// use kafka_wire::Bytes;
+/// use my_apis::{ApiKey, HeartbeatRequest, RequestBody, RequestFrame};
+///
+/// // Heartbeat v3 from group "g", generation 1, member "m", null instance id, laid out by
+/// // hand from Kafka's HeartbeatRequest.json (header v1, correlation id 7, client id "c").
+/// let wire = Bytes::from_static(
+///     b"\x00\x00\x00\x17\x00\x0c\x00\x03\x00\x00\x00\x07\x00\x01c\
+///       \x00\x01g\x00\x00\x00\x01\x00\x01m\xff\xff",
+/// );
+/// let frame = RequestFrame::decode(&wire).unwrap();
+/// assert_eq!(frame.api_key(), ApiKey::Heartbeat);
+/// let RequestBody::Heartbeat(hb) = &frame.body else { panic!("not a heartbeat") };
+/// assert_eq!((&*hb.group_id, hb.generation_id), ("g", 1));
+/// assert_eq!(frame.to_vec().unwrap(), &wire[..]);
+/// assert_eq!(ApiKey::from_i16(18), Some(ApiKey::ApiVersions));
+/// assert_eq!(ApiKey::from_i16(0), None); // Produce is not in this list
+/// ```
+#[macro_export]
 macro_rules! apis {
-    ($( $(#[$doc:meta])* $variant:ident = $key:literal => $req:ident, $resp:ident; )*) => {
+    ($( $(#[$doc:meta])* $variant:ident = $key:literal => $req:ty, $resp:ty; )*) => {
         /// An API this crate declares, by its Kafka API key.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[repr(i16)]
@@ -104,16 +174,16 @@ macro_rules! apis {
             }
 
             /// The request struct's metadata.
-            pub fn request_meta(self) -> &'static StructMeta {
+            pub fn request_meta(self) -> &'static $crate::__private::StructMeta {
                 match self {
-                    $( ApiKey::$variant => <$req as KafkaMessage>::META, )*
+                    $( ApiKey::$variant => <$req as $crate::__private::KafkaMessage>::META, )*
                 }
             }
 
             /// The response struct's metadata.
-            pub fn response_meta(self) -> &'static StructMeta {
+            pub fn response_meta(self) -> &'static $crate::__private::StructMeta {
                 match self {
-                    $( ApiKey::$variant => <$resp as KafkaMessage>::META, )*
+                    $( ApiKey::$variant => <$resp as $crate::__private::KafkaMessage>::META, )*
                 }
             }
         }
@@ -136,8 +206,8 @@ macro_rules! apis {
             )*
         }
 
-        body_impl!(RequestBody, "request", $( $variant => $req ),*);
-        body_impl!(ResponseBody, "response", $( $variant => $resp ),*);
+        $crate::__body_impl!(RequestBody, "request", $( $variant => $req ),*);
+        $crate::__body_impl!(ResponseBody, "response", $( $variant => $resp ),*);
 
         $(
             impl From<$req> for RequestBody {
@@ -152,6 +222,361 @@ macro_rules! apis {
                 }
             }
         )*
+
+        impl ApiKey {
+            /// Versions of the request (`validVersions`).
+            pub fn request_versions(self) -> $crate::__private::VersionRange {
+                self.request_meta().versions
+            }
+
+            /// Versions of the response (`validVersions`).
+            pub fn response_versions(self) -> $crate::__private::VersionRange {
+                self.response_meta().versions
+            }
+
+            /// Flexible versions of the request.
+            pub fn request_flexible_versions(self) -> $crate::__private::VersionRange {
+                self.request_meta().flexible
+            }
+
+            /// Flexible versions of the response.
+            pub fn response_flexible_versions(self) -> $crate::__private::VersionRange {
+                self.response_meta().flexible
+            }
+
+            /// The request header version for a request at `version`: 2 if flexible, else 1.
+            pub fn request_header_version(self, version: $crate::__private::Version) -> $crate::__private::Version {
+                $crate::__private::kafka_wire::request_header_version(self.request_flexible_versions(), version)
+            }
+
+            /// The response header version for a response at `version`: 1 if flexible, else 0;
+            /// always 0 for ApiVersions (KIP-511).
+            pub fn response_header_version(self, version: $crate::__private::Version) -> $crate::__private::Version {
+                $crate::__private::kafka_wire::response_header_version(self.key(), self.response_flexible_versions(), version)
+            }
+
+            /// `from_i16`, as a decode error (`UnknownApiKey`, at offset 0) for an undeclared key.
+            pub fn try_from_i16(key: i16) -> Result<ApiKey, $crate::__private::DecodeError> {
+                ApiKey::from_i16(key)
+                    .ok_or_else(|| $crate::__private::DecodeError::new($crate::__private::DecodeErrorKind::UnknownApiKey(key), 0))
+            }
+        }
+
+        impl TryFrom<i16> for ApiKey {
+            type Error = $crate::__private::DecodeError;
+            fn try_from(key: i16) -> Result<Self, Self::Error> {
+                ApiKey::try_from_i16(key)
+            }
+        }
+
+        impl From<ApiKey> for i16 {
+            fn from(k: ApiKey) -> i16 {
+                k.key()
+            }
+        }
+
+        impl $crate::__private::fmt::Display for ApiKey {
+            fn fmt(&self, f: &mut $crate::__private::fmt::Formatter<'_>) -> $crate::__private::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+
+        impl RequestBody {
+            /// The request struct's metadata.
+            pub fn meta(&self) -> &'static $crate::__private::StructMeta {
+                self.api_key().request_meta()
+            }
+
+            /// Encodes into a new vector at `version`.
+            pub fn to_vec(&self, version: $crate::__private::Version) -> Result<Vec<u8>, $crate::__private::EncodeError> {
+                let mut out = Vec::with_capacity(self.encoded_size(version));
+                self.encode(&mut out, version)?;
+                Ok(out)
+            }
+
+            /// Encodes into a new `Bytes` at `version`.
+            pub fn to_bytes(&self, version: $crate::__private::Version) -> Result<$crate::__private::Bytes, $crate::__private::EncodeError> {
+                self.to_vec(version).map($crate::__private::Bytes::from)
+            }
+        }
+
+        impl ResponseBody {
+            /// The response struct's metadata.
+            pub fn meta(&self) -> &'static $crate::__private::StructMeta {
+                self.api_key().response_meta()
+            }
+
+            /// Encodes into a new vector at `version`.
+            pub fn to_vec(&self, version: $crate::__private::Version) -> Result<Vec<u8>, $crate::__private::EncodeError> {
+                let mut out = Vec::with_capacity(self.encoded_size(version));
+                self.encode(&mut out, version)?;
+                Ok(out)
+            }
+
+            /// Encodes into a new `Bytes` at `version`.
+            pub fn to_bytes(&self, version: $crate::__private::Version) -> Result<$crate::__private::Bytes, $crate::__private::EncodeError> {
+                self.to_vec(version).map($crate::__private::Bytes::from)
+            }
+        }
+
+        /// A whole request: header and body. The API and version are the header's.
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct RequestFrame {
+            /// The request header (`request_api_key` must match the body's API).
+            pub header: $crate::__private::RequestHeader,
+            /// The request body, encoded at `header.request_api_version`.
+            pub body: RequestBody,
+        }
+
+        impl RequestFrame {
+            /// A request of `body`'s API at `version`, with a header filled in to match.
+            pub fn new(
+                correlation_id: i32,
+                client_id: Option<$crate::__private::Str>,
+                version: $crate::__private::Version,
+                body: impl Into<RequestBody>,
+            ) -> Self {
+                let body = body.into();
+                RequestFrame {
+                    header: $crate::__private::RequestHeader::new(body.api_key().key(), version, correlation_id, client_id),
+                    body,
+                }
+            }
+
+            /// The body's API.
+            pub fn api_key(&self) -> ApiKey {
+                self.body.api_key()
+            }
+
+            /// The API version (`header.request_api_version`).
+            pub fn version(&self) -> $crate::__private::Version {
+                self.header.request_api_version
+            }
+
+            /// Decodes a whole request frame (4-byte size prefix included) of any declared API, with
+            /// Kafka's default maximum frame size.
+            pub fn decode(frame: &$crate::__private::Bytes) -> Result<Self, $crate::__private::DecodeError> {
+                Self::decode_with_max(frame, $crate::__private::DEFAULT_MAX_FRAME_SIZE)
+            }
+
+            /// [`decode`](Self::decode) from a borrowed slice, which is copied first (strings and
+            /// byte fields of the result share the copy).
+            pub fn decode_slice(frame: &[u8]) -> Result<Self, $crate::__private::DecodeError> {
+                Self::decode(&$crate::__private::Bytes::copy_from_slice(frame))
+            }
+
+            /// Decodes a whole request frame, rejecting a size prefix above `max_size` before
+            /// reading further.
+            ///
+            /// As a broker does, it peeks the API key and version, picks the header version from
+            /// them, then decodes header and body. An undeclared key is `UnknownApiKey`, a version
+            /// outside the API's request versions `UnsupportedVersion`, and bytes left after the
+            /// body `TrailingBytes`.
+            pub fn decode_with_max(frame: &$crate::__private::Bytes, max_size: usize) -> Result<Self, $crate::__private::DecodeError> {
+                let mut r = $crate::__private::frame::open_frame(frame, max_size)?;
+                let (key, version) = $crate::__private::frame::peek_request(frame)?;
+                let api = ApiKey::from_i16(key).ok_or_else(|| {
+                    $crate::__private::DecodeError::new($crate::__private::DecodeErrorKind::UnknownApiKey(key), 4)
+                        .in_field("request_api_key")
+                        .in_part("header")
+                })?;
+                if !api.request_versions().contains(version) {
+                    return Err($crate::__private::unsupported(api.name(), version, 6)
+                        .in_field("request_api_version")
+                        .in_part("header"));
+                }
+                let header = <$crate::__private::RequestHeader as $crate::__private::KafkaMessage>::decode(&mut r, api.request_header_version(version))
+                    .map_err(|e| e.in_part("header"))?;
+                let body = RequestBody::decode(api, version, &mut r).map_err(|e| e.in_part("body"))?;
+                $crate::__private::frame::ensure_consumed(&r)?;
+                Ok(RequestFrame { header, body })
+            }
+
+            /// Decodes only the request header of a frame, whatever its body: what a broker needs to
+            /// answer a request it cannot parse. Kafka, for one, answers an ApiVersions request at an
+            /// unsupported version with an UNSUPPORTED_VERSION v0 body carrying the request's
+            /// correlation id, which [`decode`](Self::decode) rejects.
+            ///
+            /// The header version follows the API's flexible versions, even above its highest
+            /// version; for an undeclared API key it is v1 (v2 only appends a tagged section to the
+            /// same fields). The size prefix is checked against `max_size`; the body is not read.
+            pub fn decode_header(frame: &$crate::__private::Bytes, max_size: usize) -> Result<$crate::__private::RequestHeader, $crate::__private::DecodeError> {
+                let mut r = $crate::__private::frame::open_frame(frame, max_size)?;
+                let (key, version) = $crate::__private::frame::peek_request(frame)?;
+                let header_version =
+                    ApiKey::from_i16(key).map_or(1, |api| api.request_header_version(version));
+                <$crate::__private::RequestHeader as $crate::__private::KafkaMessage>::decode(&mut r, header_version).map_err(|e| e.in_part("header"))
+            }
+
+            /// The size of the whole frame, size prefix included.
+            pub fn encoded_size(&self) -> usize {
+                let v = self.version();
+                4 + $crate::__private::KafkaMessage::encoded_size(&self.header, self.api_key().request_header_version(v))
+                    + self.body.encoded_size(v)
+            }
+
+            /// Encodes the whole frame: size prefix, header (at the version the API calls for), body.
+            ///
+            /// Fails if `header.request_api_key` is not the body's API, or where the body's encode
+            /// fails.
+            pub fn encode<B: $crate::__private::BufMut + ?Sized>(&self, buf: &mut B) -> Result<(), $crate::__private::EncodeError> {
+                let api = self.api_key();
+                if self.header.request_api_key != api.key() {
+                    return Err($crate::__private::EncodeError::new($crate::__private::EncodeErrorKind::InvalidValue(
+                        "request_api_key does not match the body's API",
+                    ))
+                    .in_field("request_api_key")
+                    .in_part("header"));
+                }
+                let v = self.version();
+                let hv = api.request_header_version(v);
+                $crate::__private::frame::put_frame_size(
+                    buf,
+                    $crate::__private::KafkaMessage::encoded_size(&self.header, hv) + self.body.encoded_size(v),
+                )?;
+                $crate::__private::KafkaMessage::encode(&self.header, buf, hv)
+                    .map_err(|e| e.in_part("header"))?;
+                self.body.encode(buf, v).map_err(|e| e.in_part("body"))
+            }
+
+            /// Encodes the whole frame into a new vector.
+            pub fn to_vec(&self) -> Result<Vec<u8>, $crate::__private::EncodeError> {
+                let mut out = Vec::with_capacity(self.encoded_size());
+                self.encode(&mut out)?;
+                Ok(out)
+            }
+
+            /// Encodes the whole frame into a new `Bytes`, ready for a
+            /// `FrameCodec` or a socket.
+            pub fn to_bytes(&self) -> Result<$crate::__private::Bytes, $crate::__private::EncodeError> {
+                self.to_vec().map($crate::__private::Bytes::from)
+            }
+        }
+
+        /// A whole response: header and body, with the API and version of the request it answers
+        /// (which are not on the wire).
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct ResponseFrame {
+            /// The response header.
+            pub header: $crate::__private::ResponseHeader,
+            /// The API of the request this answers (must match the body's).
+            pub api_key: ApiKey,
+            /// The version of the request this answers; the body is encoded at it.
+            pub version: $crate::__private::Version,
+            /// The response body.
+            pub body: ResponseBody,
+        }
+
+        impl ResponseFrame {
+            /// A response of `body`'s API at `version`, answering `correlation_id`.
+            pub fn new(correlation_id: i32, version: $crate::__private::Version, body: impl Into<ResponseBody>) -> Self {
+                let body = body.into();
+                ResponseFrame {
+                    header: $crate::__private::ResponseHeader::new(correlation_id),
+                    api_key: body.api_key(),
+                    version,
+                    body,
+                }
+            }
+
+            /// Decodes a whole response frame (size prefix included) answering a request of
+            /// `api_key` at `version`, with Kafka's default maximum frame size.
+            pub fn decode(frame: &$crate::__private::Bytes, api_key: ApiKey, version: $crate::__private::Version) -> Result<Self, $crate::__private::DecodeError> {
+                Self::decode_with_max(frame, api_key, version, $crate::__private::DEFAULT_MAX_FRAME_SIZE)
+            }
+
+            /// [`decode`](Self::decode) from a borrowed slice, which is copied first.
+            pub fn decode_slice(frame: &[u8], api_key: ApiKey, version: $crate::__private::Version) -> Result<Self, $crate::__private::DecodeError> {
+                Self::decode(&$crate::__private::Bytes::copy_from_slice(frame), api_key, version)
+            }
+
+            /// [`decode_with_max`](Self::decode_with_max), with the fallback Kafka's clients apply to
+            /// ApiVersions: a broker asked at a version it does not support answers with a v0 body
+            /// (error UNSUPPORTED_VERSION and the versions it does support), so when an ApiVersions
+            /// response does not decode at the requested version it is decoded again at v0. The
+            /// frame's `version` then says 0, and re-encoding it gives the bytes back. If neither
+            /// decodes, the error is the one at the requested version.
+            pub fn decode_with_fallback(
+                frame: &$crate::__private::Bytes,
+                api_key: ApiKey,
+                version: $crate::__private::Version,
+                max_size: usize,
+            ) -> Result<Self, $crate::__private::DecodeError> {
+                match Self::decode_with_max(frame, api_key, version, max_size) {
+                    Err(e) if api_key.key() == $crate::__private::kafka_wire::API_VERSIONS_KEY && version > 0 => {
+                        Self::decode_with_max(frame, api_key, 0, max_size).map_err(|_| e)
+                    }
+                    other => other,
+                }
+            }
+
+            /// Decodes a whole response frame, rejecting a size prefix above `max_size` before
+            /// reading further. A version outside the API's response versions is
+            /// `UnsupportedVersion`; bytes left after the body are `TrailingBytes`.
+            pub fn decode_with_max(
+                frame: &$crate::__private::Bytes,
+                api_key: ApiKey,
+                version: $crate::__private::Version,
+                max_size: usize,
+            ) -> Result<Self, $crate::__private::DecodeError> {
+                let mut r = $crate::__private::frame::open_frame(frame, max_size)?;
+                if !api_key.response_versions().contains(version) {
+                    return Err($crate::__private::unsupported(api_key.name(), version, r.position()));
+                }
+                let header = <$crate::__private::ResponseHeader as $crate::__private::KafkaMessage>::decode(&mut r, api_key.response_header_version(version))
+                    .map_err(|e| e.in_part("header"))?;
+                let body = ResponseBody::decode(api_key, version, &mut r).map_err(|e| e.in_part("body"))?;
+                $crate::__private::frame::ensure_consumed(&r)?;
+                Ok(ResponseFrame {
+                    header,
+                    api_key,
+                    version,
+                    body,
+                })
+            }
+
+            /// The size of the whole frame, size prefix included.
+            pub fn encoded_size(&self) -> usize {
+                4 + $crate::__private::KafkaMessage::encoded_size(&self.header, self.api_key.response_header_version(self.version))
+                    + self.body.encoded_size(self.version)
+            }
+
+            /// Encodes the whole frame: size prefix, header (v0 or v1 as the API and version call
+            /// for), body at `version`.
+            ///
+            /// Fails if `api_key` is not the body's API, or where the body's encode fails.
+            pub fn encode<B: $crate::__private::BufMut + ?Sized>(&self, buf: &mut B) -> Result<(), $crate::__private::EncodeError> {
+                if self.body.api_key() != self.api_key {
+                    return Err($crate::__private::EncodeError::new($crate::__private::EncodeErrorKind::InvalidValue(
+                        "api_key does not match the body's API",
+                    ))
+                    .in_field("api_key"));
+                }
+                let hv = self.api_key.response_header_version(self.version);
+                $crate::__private::frame::put_frame_size(
+                    buf,
+                    $crate::__private::KafkaMessage::encoded_size(&self.header, hv) + self.body.encoded_size(self.version),
+                )?;
+                $crate::__private::KafkaMessage::encode(&self.header, buf, hv)
+                    .map_err(|e| e.in_part("header"))?;
+                self.body
+                    .encode(buf, self.version)
+                    .map_err(|e| e.in_part("body"))
+            }
+
+            /// Encodes the whole frame into a new vector.
+            pub fn to_vec(&self) -> Result<Vec<u8>, $crate::__private::EncodeError> {
+                let mut out = Vec::with_capacity(self.encoded_size());
+                self.encode(&mut out)?;
+                Ok(out)
+            }
+
+            /// Encodes the whole frame into a new `Bytes`, ready for a
+            /// `FrameCodec` or a socket.
+            pub fn to_bytes(&self) -> Result<$crate::__private::Bytes, $crate::__private::EncodeError> {
+                self.to_vec().map($crate::__private::Bytes::from)
+            }
+        }
     };
 }
 
@@ -164,321 +589,4 @@ apis! {
     TxnOffsetCommit = 28 => TxnOffsetCommitRequest, TxnOffsetCommitResponse;
     /// InitializeShareGroupState (83): initializes share-partition state.
     InitializeShareGroupState = 83 => InitializeShareGroupStateRequest, InitializeShareGroupStateResponse;
-}
-
-impl ApiKey {
-    /// Versions of the request (`validVersions`).
-    pub fn request_versions(self) -> VersionRange {
-        self.request_meta().versions
-    }
-
-    /// Versions of the response (`validVersions`).
-    pub fn response_versions(self) -> VersionRange {
-        self.response_meta().versions
-    }
-
-    /// Flexible versions of the request.
-    pub fn request_flexible_versions(self) -> VersionRange {
-        self.request_meta().flexible
-    }
-
-    /// Flexible versions of the response.
-    pub fn response_flexible_versions(self) -> VersionRange {
-        self.response_meta().flexible
-    }
-
-    /// The request header version for a request at `version`: 2 if flexible, else 1.
-    pub fn request_header_version(self, version: Version) -> Version {
-        kafka_wire::request_header_version(self.request_flexible_versions(), version)
-    }
-
-    /// The response header version for a response at `version`: 1 if flexible, else 0;
-    /// always 0 for ApiVersions (KIP-511).
-    pub fn response_header_version(self, version: Version) -> Version {
-        kafka_wire::response_header_version(self.key(), self.response_flexible_versions(), version)
-    }
-
-    /// `from_i16`, as a decode error (`UnknownApiKey`, at offset 0) for an undeclared key.
-    pub fn try_from_i16(key: i16) -> Result<ApiKey, DecodeError> {
-        ApiKey::from_i16(key)
-            .ok_or_else(|| DecodeError::new(DecodeErrorKind::UnknownApiKey(key), 0))
-    }
-}
-
-impl TryFrom<i16> for ApiKey {
-    type Error = DecodeError;
-    fn try_from(key: i16) -> Result<Self, Self::Error> {
-        ApiKey::try_from_i16(key)
-    }
-}
-
-impl From<ApiKey> for i16 {
-    fn from(k: ApiKey) -> i16 {
-        k.key()
-    }
-}
-
-impl fmt::Display for ApiKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl RequestBody {
-    /// The request struct's metadata.
-    pub fn meta(&self) -> &'static StructMeta {
-        self.api_key().request_meta()
-    }
-
-    /// Encodes into a new vector at `version`.
-    pub fn to_vec(&self, version: Version) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::with_capacity(self.encoded_size(version));
-        self.encode(&mut out, version)?;
-        Ok(out)
-    }
-}
-
-impl ResponseBody {
-    /// The response struct's metadata.
-    pub fn meta(&self) -> &'static StructMeta {
-        self.api_key().response_meta()
-    }
-
-    /// Encodes into a new vector at `version`.
-    pub fn to_vec(&self, version: Version) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::with_capacity(self.encoded_size(version));
-        self.encode(&mut out, version)?;
-        Ok(out)
-    }
-}
-
-fn unsupported(api: ApiKey, version: Version, offset: usize) -> DecodeError {
-    DecodeError::new(
-        DecodeErrorKind::UnsupportedVersion {
-            name: api.name(),
-            version,
-        },
-        offset,
-    )
-}
-
-/// A whole request: header and body. The API and version are the header's.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RequestFrame {
-    /// The request header (`request_api_key` must match the body's API).
-    pub header: RequestHeader,
-    /// The request body, encoded at `header.request_api_version`.
-    pub body: RequestBody,
-}
-
-impl RequestFrame {
-    /// A request of `body`'s API at `version`, with a header filled in to match.
-    pub fn new(
-        correlation_id: i32,
-        client_id: Option<Str>,
-        version: Version,
-        body: impl Into<RequestBody>,
-    ) -> Self {
-        let body = body.into();
-        RequestFrame {
-            header: RequestHeader::new(body.api_key().key(), version, correlation_id, client_id),
-            body,
-        }
-    }
-
-    /// The body's API.
-    pub fn api_key(&self) -> ApiKey {
-        self.body.api_key()
-    }
-
-    /// The API version (`header.request_api_version`).
-    pub fn version(&self) -> Version {
-        self.header.request_api_version
-    }
-
-    /// Decodes a whole request frame (4-byte size prefix included) of any declared API, with
-    /// Kafka's default maximum frame size.
-    pub fn decode(frame: &Bytes) -> Result<Self, DecodeError> {
-        Self::decode_with_max(frame, DEFAULT_MAX_FRAME_SIZE)
-    }
-
-    /// Decodes a whole request frame, rejecting a size prefix above `max_size` before
-    /// reading further.
-    ///
-    /// As a broker does, it peeks the API key and version, picks the header version from
-    /// them, then decodes header and body. An undeclared key is `UnknownApiKey`, a version
-    /// outside the API's request versions `UnsupportedVersion`, and bytes left after the
-    /// body `TrailingBytes`.
-    pub fn decode_with_max(frame: &Bytes, max_size: usize) -> Result<Self, DecodeError> {
-        let mut r = frame::open_frame(frame, max_size)?;
-        let (key, version) = frame::peek_request(frame)?;
-        let api = ApiKey::from_i16(key).ok_or_else(|| {
-            DecodeError::new(DecodeErrorKind::UnknownApiKey(key), 4)
-                .in_field("request_api_key")
-                .in_part("header")
-        })?;
-        if !api.request_versions().contains(version) {
-            return Err(unsupported(api, version, 6)
-                .in_field("request_api_version")
-                .in_part("header"));
-        }
-        let header = RequestHeader::decode(&mut r, api.request_header_version(version))
-            .map_err(|e| e.in_part("header"))?;
-        let body = RequestBody::decode(api, version, &mut r).map_err(|e| e.in_part("body"))?;
-        frame::ensure_consumed(&r)?;
-        Ok(RequestFrame { header, body })
-    }
-
-    /// Decodes only the request header of a frame, whatever its body: what a broker needs to
-    /// answer a request it cannot parse. Kafka, for one, answers an ApiVersions request at an
-    /// unsupported version with an UNSUPPORTED_VERSION v0 body carrying the request's
-    /// correlation id (KAFKA-RULES rule 33), which [`decode`](Self::decode) rejects.
-    ///
-    /// The header version follows the API's flexible versions, even above its highest
-    /// version; for an undeclared API key it is v1 (v2 only appends a tagged section to the
-    /// same fields). The size prefix is checked against `max_size`; the body is not read.
-    pub fn decode_header(frame: &Bytes, max_size: usize) -> Result<RequestHeader, DecodeError> {
-        let mut r = frame::open_frame(frame, max_size)?;
-        let (key, version) = frame::peek_request(frame)?;
-        let header_version =
-            ApiKey::from_i16(key).map_or(1, |api| api.request_header_version(version));
-        RequestHeader::decode(&mut r, header_version).map_err(|e| e.in_part("header"))
-    }
-
-    /// The size of the whole frame, size prefix included.
-    pub fn encoded_size(&self) -> usize {
-        let v = self.version();
-        4 + self
-            .header
-            .encoded_size(self.api_key().request_header_version(v))
-            + self.body.encoded_size(v)
-    }
-
-    /// Encodes the whole frame: size prefix, header (at the version the API calls for), body.
-    ///
-    /// Fails if `header.request_api_key` is not the body's API, or where the body's encode
-    /// fails.
-    pub fn encode<B: BufMut + ?Sized>(&self, buf: &mut B) -> Result<(), EncodeError> {
-        let api = self.api_key();
-        if self.header.request_api_key != api.key() {
-            return Err(EncodeError::new(EncodeErrorKind::InvalidValue(
-                "request_api_key does not match the body's API",
-            ))
-            .in_field("request_api_key")
-            .in_part("header"));
-        }
-        let v = self.version();
-        let hv = api.request_header_version(v);
-        frame::put_frame_size(
-            buf,
-            self.header.encoded_size(hv) + self.body.encoded_size(v),
-        )?;
-        self.header
-            .encode(buf, hv)
-            .map_err(|e| e.in_part("header"))?;
-        self.body.encode(buf, v).map_err(|e| e.in_part("body"))
-    }
-
-    /// Encodes the whole frame into a new vector.
-    pub fn to_vec(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::with_capacity(self.encoded_size());
-        self.encode(&mut out)?;
-        Ok(out)
-    }
-}
-
-/// A whole response: header and body, with the API and version of the request it answers
-/// (which are not on the wire).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ResponseFrame {
-    /// The response header.
-    pub header: ResponseHeader,
-    /// The API of the request this answers (must match the body's).
-    pub api_key: ApiKey,
-    /// The version of the request this answers; the body is encoded at it.
-    pub version: Version,
-    /// The response body.
-    pub body: ResponseBody,
-}
-
-impl ResponseFrame {
-    /// A response of `body`'s API at `version`, answering `correlation_id`.
-    pub fn new(correlation_id: i32, version: Version, body: impl Into<ResponseBody>) -> Self {
-        let body = body.into();
-        ResponseFrame {
-            header: ResponseHeader::new(correlation_id),
-            api_key: body.api_key(),
-            version,
-            body,
-        }
-    }
-
-    /// Decodes a whole response frame (size prefix included) answering a request of
-    /// `api_key` at `version`, with Kafka's default maximum frame size.
-    pub fn decode(frame: &Bytes, api_key: ApiKey, version: Version) -> Result<Self, DecodeError> {
-        Self::decode_with_max(frame, api_key, version, DEFAULT_MAX_FRAME_SIZE)
-    }
-
-    /// Decodes a whole response frame, rejecting a size prefix above `max_size` before
-    /// reading further. A version outside the API's response versions is
-    /// `UnsupportedVersion`; bytes left after the body are `TrailingBytes`.
-    pub fn decode_with_max(
-        frame: &Bytes,
-        api_key: ApiKey,
-        version: Version,
-        max_size: usize,
-    ) -> Result<Self, DecodeError> {
-        let mut r = frame::open_frame(frame, max_size)?;
-        if !api_key.response_versions().contains(version) {
-            return Err(unsupported(api_key, version, r.position()));
-        }
-        let header = ResponseHeader::decode(&mut r, api_key.response_header_version(version))
-            .map_err(|e| e.in_part("header"))?;
-        let body = ResponseBody::decode(api_key, version, &mut r).map_err(|e| e.in_part("body"))?;
-        frame::ensure_consumed(&r)?;
-        Ok(ResponseFrame {
-            header,
-            api_key,
-            version,
-            body,
-        })
-    }
-
-    /// The size of the whole frame, size prefix included.
-    pub fn encoded_size(&self) -> usize {
-        4 + self
-            .header
-            .encoded_size(self.api_key.response_header_version(self.version))
-            + self.body.encoded_size(self.version)
-    }
-
-    /// Encodes the whole frame: size prefix, header (v0 or v1 as the API and version call
-    /// for), body at `version`.
-    ///
-    /// Fails if `api_key` is not the body's API, or where the body's encode fails.
-    pub fn encode<B: BufMut + ?Sized>(&self, buf: &mut B) -> Result<(), EncodeError> {
-        if self.body.api_key() != self.api_key {
-            return Err(EncodeError::new(EncodeErrorKind::InvalidValue(
-                "api_key does not match the body's API",
-            )));
-        }
-        let hv = self.api_key.response_header_version(self.version);
-        frame::put_frame_size(
-            buf,
-            self.header.encoded_size(hv) + self.body.encoded_size(self.version),
-        )?;
-        self.header
-            .encode(buf, hv)
-            .map_err(|e| e.in_part("header"))?;
-        self.body
-            .encode(buf, self.version)
-            .map_err(|e| e.in_part("body"))
-    }
-
-    /// Encodes the whole frame into a new vector.
-    pub fn to_vec(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::with_capacity(self.encoded_size());
-        self.encode(&mut out)?;
-        Ok(out)
-    }
 }

@@ -40,6 +40,27 @@ mod passthrough;
 pub use add_partitions_to_txn::*;
 pub use api_versions::*;
 pub use dispatch::{ApiKey, RequestBody, RequestFrame, ResponseBody, ResponseFrame};
+
+/// What [`apis!`] expands to refers to, so that callers need no imports of their own.
+#[doc(hidden)]
+pub mod __private {
+    pub use bytes::{BufMut, Bytes};
+    pub use core::fmt;
+    pub use kafka_wire;
+    pub use kafka_wire::frame::{self, DEFAULT_MAX_FRAME_SIZE};
+    pub use kafka_wire::{
+        DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, KafkaMessage, Reader,
+        RequestHeader, ResponseHeader, Str, StructMeta, Version, VersionRange,
+    };
+
+    /// `UnsupportedVersion` of the API `name` at `version`, at `offset`.
+    pub fn unsupported(name: &'static str, version: Version, offset: usize) -> DecodeError {
+        DecodeError::new(
+            DecodeErrorKind::UnsupportedVersion { name, version },
+            offset,
+        )
+    }
+}
 pub use initialize_share_group_state::*;
 pub use passthrough::{AnyRequest, AnyResponse, Opaque};
 pub use txn_offset_commit::*;

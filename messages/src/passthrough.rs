@@ -190,26 +190,6 @@ impl ResponseFrame {
         <ResponseHeader as kafka_wire::KafkaMessage>::decode(&mut r, hv)
             .map_err(|e| e.in_part("header"))
     }
-
-    /// [`decode_with_max`](Self::decode_with_max), with the fallback Kafka's clients apply to
-    /// ApiVersions: a broker asked at a version it does not support answers with a v0 body
-    /// (error UNSUPPORTED_VERSION and the versions it does support), so when an ApiVersions
-    /// response does not decode at the requested version it is decoded again at v0. The
-    /// frame's `version` then says 0, and re-encoding it gives the bytes back. If neither
-    /// decodes, the error is the one at the requested version.
-    pub fn decode_with_fallback(
-        frame: &Bytes,
-        api_key: ApiKey,
-        version: Version,
-        max_size: usize,
-    ) -> Result<Self, DecodeError> {
-        match Self::decode_with_max(frame, api_key, version, max_size) {
-            Err(e) if api_key == ApiKey::ApiVersions && version > 0 => {
-                Self::decode_with_max(frame, api_key, 0, max_size).map_err(|_| e)
-            }
-            other => other,
-        }
-    }
 }
 
 #[cfg(test)]
