@@ -60,6 +60,8 @@ mod meta;
 pub mod primitives;
 mod reader;
 mod reader_fields;
+#[cfg(feature = "records")]
+pub mod records;
 mod types;
 mod version;
 

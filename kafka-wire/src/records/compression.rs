@@ -1,0 +1,380 @@
+//! The four codecs, in the framings Kafka writes and accepts, with a hard output budget.
+//!
+//! Every decompressor stops once its output would pass `limit` bytes: streams are read
+//! through `Read::take(limit + 1)`, and block formats check each block's declared size
+//! against what is left of the budget before allocating it.
+
+#[cfg(any(feature = "gzip", feature = "zstd"))]
+use std::io::Read;
+
+use super::Compression;
+
+/// Why a codec failed.
+#[derive(Debug)]
+#[cfg_attr(
+    not(any(feature = "gzip", feature = "snappy", feature = "lz4", feature = "zstd")),
+    allow(dead_code)
+)]
+pub(crate) enum CodecError {
+    /// The codec's feature is off.
+    NotEnabled,
+    /// Output would pass the limit.
+    TooLarge,
+    /// The codec rejected the input.
+    Invalid(String),
+}
+
+#[cfg(any(feature = "gzip", feature = "zstd"))]
+fn io_err(e: std::io::Error) -> CodecError {
+    CodecError::Invalid(e.to_string())
+}
+
+/// Decompresses a whole stream of `codec` written for `magic`, producing at most `limit` bytes.
+pub(crate) fn decompress(
+    codec: Compression,
+    input: &[u8],
+    magic: i8,
+    limit: usize,
+) -> Result<Vec<u8>, CodecError> {
+    let _ = (input, magic, limit);
+    match codec {
+        Compression::None => Ok(input.to_vec()),
+        #[cfg(feature = "gzip")]
+        Compression::Gzip => gzip_decompress(input, limit),
+        #[cfg(feature = "snappy")]
+        Compression::Snappy => snappy_decompress(input, limit),
+        #[cfg(feature = "lz4")]
+        Compression::Lz4 => lz4_decompress(input, magic, limit),
+        #[cfg(feature = "zstd")]
+        Compression::Zstd => zstd_decompress(input, limit),
+        #[allow(unreachable_patterns)]
+        _ => Err(CodecError::NotEnabled),
+    }
+}
+
+/// Compresses `input` the way Kafka's Java producer does for `magic`.
+pub(crate) fn compress(
+    codec: Compression,
+    input: &[u8],
+    magic: i8,
+    level: Option<i32>,
+) -> Result<Vec<u8>, CodecError> {
+    let _ = (input, magic, level);
+    match codec {
+        Compression::None => Ok(input.to_vec()),
+        #[cfg(feature = "gzip")]
+        Compression::Gzip => gzip_compress(input, level),
+        #[cfg(feature = "snappy")]
+        Compression::Snappy => snappy_compress(input),
+        #[cfg(feature = "lz4")]
+        Compression::Lz4 => lz4_compress(input, magic),
+        #[cfg(feature = "zstd")]
+        Compression::Zstd => zstd_compress(input, level),
+        #[allow(unreachable_patterns)]
+        _ => Err(CodecError::NotEnabled),
+    }
+}
+
+/// Reads `r` to its end, failing once more than `limit` bytes come out.
+#[cfg(any(feature = "gzip", feature = "zstd"))]
+fn read_bounded<R: Read>(r: R, out: &mut Vec<u8>, limit: usize) -> Result<(), CodecError> {
+    let room = limit.saturating_sub(out.len());
+    let mut taken = r.take(room as u64 + 1);
+    let n = taken.read_to_end(out).map_err(io_err)?;
+    if n > room {
+        return Err(CodecError::TooLarge);
+    }
+    Ok(())
+}
+
+// ---- gzip ----------------------------------------------------------------------------------
+
+/// One or more concatenated gzip members; bytes after the last member that do not start
+/// another member are ignored, as `java.util.zip.GZIPInputStream` does.
+#[cfg(feature = "gzip")]
+fn gzip_decompress(input: &[u8], limit: usize) -> Result<Vec<u8>, CodecError> {
+    let mut out = Vec::new();
+    let mut rest = input;
+    let mut first = true;
+    loop {
+        if !first && !rest.starts_with(&[0x1f, 0x8b]) {
+            return Ok(out);
+        }
+        let mut dec = flate2::bufread::GzDecoder::new(rest);
+        read_bounded(&mut dec, &mut out, limit)?;
+        rest = dec.into_inner();
+        first = false;
+        if rest.is_empty() {
+            return Ok(out);
+        }
+    }
+}
+
+#[cfg(feature = "gzip")]
+fn gzip_compress(input: &[u8], level: Option<i32>) -> Result<Vec<u8>, CodecError> {
+    use std::io::Write;
+    let level = match level {
+        Some(l @ 1..=9) => flate2::Compression::new(l as u32),
+        _ => flate2::Compression::default(),
+    };
+    // flate2's default header (MTIME 0, XFL 0, OS 255) is what JDK 17's GZIPOutputStream writes.
+    let mut enc = flate2::write::GzEncoder::new(Vec::with_capacity(input.len() / 2 + 64), level);
+    enc.write_all(input)
+        .map_err(|e| CodecError::Invalid(e.to_string()))?;
+    enc.finish().map_err(|e| CodecError::Invalid(e.to_string()))
+}
+
+// ---- snappy --------------------------------------------------------------------------------
+
+/// snappy-java's stream header: magic, version 1, minimum compatible version 1.
+#[cfg(feature = "snappy")]
+pub(crate) const XERIAL_HEADER: [u8; 16] = [
+    0x82, b'S', b'N', b'A', b'P', b'P', b'Y', 0, 0, 0, 0, 1, 0, 0, 0, 1,
+];
+
+/// snappy-java's default block size: each chunk holds at most this much input.
+#[cfg(feature = "snappy")]
+const XERIAL_BLOCK: usize = 32 * 1024;
+
+#[cfg(feature = "snappy")]
+fn snappy_raw_into(block: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<(), CodecError> {
+    let len = snap::raw::decompress_len(block).map_err(|e| CodecError::Invalid(e.to_string()))?;
+    if len > limit.saturating_sub(out.len()) {
+        return Err(CodecError::TooLarge);
+    }
+    let start = out.len();
+    out.resize(start + len, 0);
+    let tail = out.get_mut(start..).unwrap_or_default();
+    let n = snap::raw::Decoder::new()
+        .decompress(block, tail)
+        .map_err(|e| CodecError::Invalid(e.to_string()))?;
+    out.truncate(start + n);
+    Ok(())
+}
+
+/// A xerial stream (what Java writes), or a single raw block (what librdkafka writes): Java
+/// takes the raw form whenever the input does not start with the xerial magic.
+#[cfg(feature = "snappy")]
+fn snappy_decompress(input: &[u8], limit: usize) -> Result<Vec<u8>, CodecError> {
+    let mut out = Vec::new();
+    if input.is_empty() {
+        return Err(CodecError::Invalid("cannot decompress empty stream".into()));
+    }
+    let magic = XERIAL_HEADER.get(..8).unwrap_or_default();
+    if input.len() < XERIAL_HEADER.len() || !input.starts_with(magic) {
+        snappy_raw_into(input, &mut out, limit)?;
+        return Ok(out);
+    }
+    let mut rest = input.get(16..).unwrap_or_default();
+    loop {
+        let Some((len, tail)) = rest.split_first_chunk::<4>() else {
+            // snappy-java stops when fewer than 4 bytes remain.
+            return Ok(out);
+        };
+        let len = i32::from_be_bytes(*len);
+        if len as u32 == 0x8253_4E41 {
+            // A concatenated stream: its header must be complete with a version >= 1.
+            let Some((hdr, after)) = rest.split_first_chunk::<16>() else {
+                return Err(CodecError::Invalid("truncated snappy stream header".into()));
+            };
+            if !hdr.starts_with(magic) {
+                return Err(CodecError::Invalid("bad snappy stream header".into()));
+            }
+            let version = i32::from_be_bytes([hdr[8], hdr[9], hdr[10], hdr[11]]);
+            if version < 1 {
+                return Err(CodecError::Invalid(
+                    "unsupported snappy stream version".into(),
+                ));
+            }
+            rest = after;
+            continue;
+        }
+        if !(0..=512 * 1024 * 1024).contains(&len) {
+            return Err(CodecError::Invalid(format!(
+                "invalid snappy chunk length {len}"
+            )));
+        }
+        let Some((block, after)) = tail.split_at_checked(len as usize) else {
+            return Err(CodecError::Invalid("truncated snappy chunk".into()));
+        };
+        snappy_raw_into(block, &mut out, limit)?;
+        rest = after;
+    }
+}
+
+/// snappy-java's framing: the 16-byte header, then (i32 BE length, raw block) per 32 KiB of input.
+#[cfg(feature = "snappy")]
+fn snappy_compress(input: &[u8]) -> Result<Vec<u8>, CodecError> {
+    let mut out = Vec::with_capacity(16 + snap::raw::max_compress_len(input.len()) + 16);
+    out.extend_from_slice(&XERIAL_HEADER);
+    let mut enc = snap::raw::Encoder::new();
+    for chunk in input.chunks(XERIAL_BLOCK) {
+        let at = out.len();
+        out.extend_from_slice(&[0; 4]);
+        let max = snap::raw::max_compress_len(chunk.len());
+        out.resize(at + 4 + max, 0);
+        let dst = out.get_mut(at + 4..).unwrap_or_default();
+        let n = enc
+            .compress(chunk, dst)
+            .map_err(|e| CodecError::Invalid(e.to_string()))?;
+        out.truncate(at + 4 + n);
+        if let Some(len) = out.get_mut(at..at + 4) {
+            len.copy_from_slice(&(n as u32).to_be_bytes());
+        }
+    }
+    Ok(out)
+}
+
+// ---- lz4 -----------------------------------------------------------------------------------
+
+#[cfg(feature = "lz4")]
+const LZ4_MAGIC: [u8; 4] = [0x04, 0x22, 0x4d, 0x18];
+
+/// Kafka's subset of the LZ4 frame format, read the way `Lz4BlockInputStream` reads it:
+/// independent blocks only, header checksum ignored for magic 0 (Kafka once hashed the wrong
+/// bytes), content checksum read but not checked, bytes after the end mark ignored.
+#[cfg(feature = "lz4")]
+fn lz4_decompress(input: &[u8], magic: i8, limit: usize) -> Result<Vec<u8>, CodecError> {
+    let bad = |m: &str| CodecError::Invalid(m.to_string());
+    let [0x04, 0x22, 0x4d, 0x18, flg, bd, ..] = *input else {
+        return Err(bad("stream too short or wrong lz4 frame magic"));
+    };
+    if flg & 0x03 != 0 || flg >> 6 != 1 {
+        return Err(bad("unsupported lz4 frame flags"));
+    }
+    if flg & 0x20 == 0 {
+        return Err(bad("dependent block stream is unsupported"));
+    }
+    let block_checksum = flg & 0x10 != 0;
+    let has_content_size = flg & 0x08 != 0;
+    let content_checksum = flg & 0x04 != 0;
+    let size_code = (bd >> 4) & 0x07;
+    if bd & 0x8f != 0 || !(4..=7).contains(&size_code) {
+        return Err(bad("invalid lz4 block descriptor"));
+    }
+    let max_block = 1usize << (8 + 2 * size_code as usize);
+    let hdr_len = if has_content_size { 14 } else { 6 };
+    let Some(hdr) = input.get(4..hdr_len) else {
+        return Err(bad("truncated lz4 frame header"));
+    };
+    let Some(&hc) = input.get(hdr_len) else {
+        return Err(bad("truncated lz4 frame header"));
+    };
+    if magic != 0 {
+        let want = (twox_hash::XxHash32::oneshot(0, hdr) >> 8) as u8;
+        if hc != want {
+            return Err(bad("lz4 frame header checksum mismatch"));
+        }
+    }
+    let mut rest = input.get(hdr_len + 1..).unwrap_or_default();
+    let mut out = Vec::new();
+    loop {
+        let Some((size, tail)) = rest.split_first_chunk::<4>() else {
+            return Err(bad("truncated lz4 block size"));
+        };
+        let size = u32::from_le_bytes(*size);
+        if size == 0 {
+            // End mark. A content checksum follows when flagged; Java skips it unchecked,
+            // and ignores whatever comes after.
+            if content_checksum && tail.len() < 4 {
+                return Err(bad("truncated lz4 content checksum"));
+            }
+            return Ok(out);
+        }
+        let stored = size & 0x8000_0000 != 0;
+        let len = (size & 0x7fff_ffff) as usize;
+        if len > max_block {
+            return Err(bad("lz4 block larger than the maximum block size"));
+        }
+        let Some((block, after)) = tail.split_at_checked(len) else {
+            return Err(bad("truncated lz4 block"));
+        };
+        rest = after;
+        if block_checksum {
+            let Some((sum, after)) = rest.split_first_chunk::<4>() else {
+                return Err(bad("truncated lz4 block checksum"));
+            };
+            if u32::from_le_bytes(*sum) != twox_hash::XxHash32::oneshot(0, block) {
+                return Err(bad("lz4 block checksum mismatch"));
+            }
+            rest = after;
+        }
+        let room = limit.saturating_sub(out.len());
+        if stored {
+            if block.len() > room {
+                return Err(CodecError::TooLarge);
+            }
+            out.extend_from_slice(block);
+        } else {
+            let cap = max_block.min(room);
+            let start = out.len();
+            out.resize(start + cap, 0);
+            let dst = out.get_mut(start..).unwrap_or_default();
+            match lz4_flex::block::decompress_into(block, dst) {
+                Ok(n) => out.truncate(start + n),
+                Err(lz4_flex::block::DecompressError::OutputTooSmall { .. }) if cap < max_block => {
+                    return Err(CodecError::TooLarge)
+                }
+                Err(e) => return Err(CodecError::Invalid(e.to_string())),
+            }
+        }
+    }
+}
+
+/// The frame Java's `Lz4BlockOutputStream` writes: FLG 0x60, BD 0x40 (64 KiB independent
+/// blocks), no checksums; a block that does not shrink is stored; the header checksum of
+/// magic 0 is Kafka's historical one (over the magic too).
+#[cfg(feature = "lz4")]
+fn lz4_compress(input: &[u8], magic: i8) -> Result<Vec<u8>, CodecError> {
+    const BLOCK: usize = 64 * 1024;
+    let mut out = Vec::with_capacity(input.len() + input.len() / 255 + 32);
+    out.extend_from_slice(&LZ4_MAGIC);
+    out.extend_from_slice(&[0x60, 0x40]);
+    let hashed = if magic == 0 {
+        out.get(..6)
+    } else {
+        out.get(4..6)
+    };
+    let hc = (twox_hash::XxHash32::oneshot(0, hashed.unwrap_or_default()) >> 8) as u8;
+    out.push(hc);
+    for chunk in input.chunks(BLOCK) {
+        let at = out.len();
+        out.extend_from_slice(&[0; 4]);
+        let max = lz4_flex::block::get_maximum_output_size(chunk.len());
+        out.resize(at + 4 + max, 0);
+        let dst = out.get_mut(at + 4..).unwrap_or_default();
+        let n = lz4_flex::block::compress_into(chunk, dst)
+            .map_err(|e| CodecError::Invalid(e.to_string()))?;
+        let size = if n >= chunk.len() {
+            out.truncate(at + 4);
+            out.extend_from_slice(chunk);
+            chunk.len() as u32 | 0x8000_0000
+        } else {
+            out.truncate(at + 4 + n);
+            n as u32
+        };
+        if let Some(len) = out.get_mut(at..at + 4) {
+            len.copy_from_slice(&size.to_le_bytes());
+        }
+    }
+    out.extend_from_slice(&[0; 4]);
+    Ok(out)
+}
+
+// ---- zstd ----------------------------------------------------------------------------------
+
+/// One or more zstd frames, with libzstd's default window limit (128 MiB), as Java reads them.
+#[cfg(feature = "zstd")]
+fn zstd_decompress(input: &[u8], limit: usize) -> Result<Vec<u8>, CodecError> {
+    let mut dec = zstd::stream::read::Decoder::with_buffer(input).map_err(io_err)?;
+    dec.window_log_max(27).map_err(io_err)?;
+    let mut out = Vec::new();
+    read_bounded(dec, &mut out, limit)?;
+    Ok(out)
+}
+
+#[cfg(feature = "zstd")]
+fn zstd_compress(input: &[u8], level: Option<i32>) -> Result<Vec<u8>, CodecError> {
+    // Kafka's default level is 3; no checksum, no dictionary.
+    zstd::bulk::compress(input, level.unwrap_or(3)).map_err(io_err)
+}

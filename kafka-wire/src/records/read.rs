@@ -1,0 +1,1006 @@
+//! Reading record sets: batches, their headers and their records, as views into the input.
+
+use bytes::Bytes;
+
+use super::compression::{self, CodecError};
+use super::error::{RecordsError, RecordsErrorKind as K};
+use super::{
+    BatchHeader, Compression, ReadOptions, TimestampType, LEGACY_MIN_SIZE_V0, LEGACY_MIN_SIZE_V1,
+    LOG_OVERHEAD, RECORD_BATCH_OVERHEAD,
+};
+
+/// Reads a big-endian integer at a constant offset of a slice already known to be long enough.
+macro_rules! be {
+    ($t:ty, $s:expr, $at:expr) => {{
+        let mut a = [0u8; core::mem::size_of::<$t>()];
+        if let Some(src) = $s.get($at..$at + core::mem::size_of::<$t>()) {
+            a.copy_from_slice(src);
+        }
+        <$t>::from_be_bytes(a)
+    }};
+}
+
+/// The batches of a record set, in order: an iterator of `Result<Batch, RecordsError>`.
+///
+/// It follows the checks of Kafka's Java reader (`ByteBufferLogInputStream`): an entry whose
+/// size is below 14 or whose magic is not 0-2 is an error even when the entry is cut off; an
+/// entry that is merely incomplete at the end (as a Fetch response may end) ends the
+/// iteration quietly and is reported by [`truncated`](Self::truncated). After an error the
+/// iterator ends.
+#[derive(Debug, Clone)]
+pub struct Batches {
+    input: Bytes,
+    pos: usize,
+    index: usize,
+    opts: ReadOptions,
+    done: bool,
+    truncated: Option<TruncatedBatch>,
+}
+
+/// An incomplete batch at the end of a record set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TruncatedBatch {
+    /// Where it starts in the record set.
+    pub offset: usize,
+    /// How many of its bytes are present.
+    pub available: usize,
+    /// Its full size (offset and size fields included), when those 12 bytes are present.
+    pub size: Option<u64>,
+}
+
+impl Batches {
+    /// The batches of `input` (the payload of a `records` field), read with `opts`.
+    pub fn new(input: Bytes, opts: ReadOptions) -> Self {
+        Batches {
+            input,
+            pos: 0,
+            index: 0,
+            opts,
+            done: false,
+            truncated: None,
+        }
+    }
+
+    /// The incomplete batch the record set ended with, once the iteration has reached it.
+    pub fn truncated(&self) -> Option<TruncatedBatch> {
+        self.truncated
+    }
+
+    /// The byte offset of the next batch.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    fn next_batch(&mut self) -> Result<Option<Batch>, RecordsError> {
+        let start = self.pos;
+        let rest = self.input.get(start..).unwrap_or_default();
+        let err = |kind| RecordsError::new(kind, start, self.index);
+        if rest.is_empty() {
+            return Ok(None);
+        }
+        let trunc = |size| TruncatedBatch {
+            offset: start,
+            available: rest.len(),
+            size,
+        };
+        if rest.len() < LOG_OVERHEAD {
+            self.truncated = Some(trunc(None));
+            return Ok(None);
+        }
+        let size = be!(i32, rest, 8);
+        if size < LEGACY_MIN_SIZE_V0 as i32 {
+            return Err(err(K::BatchTooSmall(size)).with_offset(start + 8));
+        }
+        let total = LOG_OVERHEAD + size as usize;
+        if rest.len() < 17 {
+            self.truncated = Some(trunc(Some(total as u64)));
+            return Ok(None);
+        }
+        let magic = be!(i8, rest, 16);
+        if !(0..=2).contains(&magic) {
+            return Err(err(K::InvalidMagic(magic)).with_offset(start + 16));
+        }
+        if rest.len() < total {
+            self.truncated = Some(trunc(Some(total as u64)));
+            return Ok(None);
+        }
+        let bytes = self.input.slice(start..start + total);
+        let batch = Batch::parse(bytes, start, self.index, self.opts)?;
+        self.pos = start + total;
+        self.index += 1;
+        Ok(Some(batch))
+    }
+}
+
+impl Iterator for Batches {
+    type Item = Result<Batch, RecordsError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        match self.next_batch() {
+            Ok(Some(b)) => Some(Ok(b)),
+            Ok(None) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+impl core::iter::FusedIterator for Batches {}
+
+/// One batch of a record set: a magic-2 record batch, or one legacy (magic 0/1) message,
+/// which may be a compressed wrapper holding a whole inner message set.
+///
+/// It keeps its bytes (shared with the input, no copy), so it can be written back unchanged
+/// with [`as_bytes`](Self::as_bytes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Batch {
+    bytes: Bytes,
+    offset: usize,
+    index: usize,
+    opts: ReadOptions,
+    header: BatchHeader,
+}
+
+impl Batch {
+    /// Parses the header of one complete entry and checks its size and checksum.
+    fn parse(
+        bytes: Bytes,
+        offset: usize,
+        index: usize,
+        opts: ReadOptions,
+    ) -> Result<Self, RecordsError> {
+        let b: &[u8] = &bytes;
+        let magic = be!(i8, b, 16);
+        let err = |kind, at: usize| RecordsError::new(kind, offset + at, index);
+        let header = if magic == 2 {
+            if b.len() < RECORD_BATCH_OVERHEAD {
+                return Err(err(K::BatchHeaderTooSmall(b.len()), 8));
+            }
+            BatchHeader {
+                base_offset: be!(i64, b, 0),
+                batch_length: be!(i32, b, 8),
+                partition_leader_epoch: be!(i32, b, 12),
+                magic,
+                crc: be!(u32, b, 17),
+                attributes: be!(i16, b, 21),
+                last_offset_delta: be!(i32, b, 23),
+                base_timestamp: be!(i64, b, 27),
+                max_timestamp: be!(i64, b, 35),
+                producer_id: be!(i64, b, 43),
+                producer_epoch: be!(i16, b, 51),
+                base_sequence: be!(i32, b, 53),
+                record_count: be!(i32, b, 57),
+            }
+        } else {
+            let min = if magic == 0 {
+                LEGACY_MIN_SIZE_V0
+            } else {
+                LEGACY_MIN_SIZE_V1
+            };
+            let size = b.len() - LOG_OVERHEAD;
+            if size < min {
+                return Err(err(K::LegacyMessageTooSmall { size, min, magic }, 8));
+            }
+            let attributes = be!(u8, b, 17);
+            let ts = if magic == 1 { be!(i64, b, 18) } else { -1 };
+            BatchHeader {
+                base_offset: be!(i64, b, 0),
+                batch_length: size as i32,
+                partition_leader_epoch: -1,
+                magic,
+                crc: be!(u32, b, 12),
+                attributes: i16::from(attributes),
+                last_offset_delta: 0,
+                base_timestamp: ts,
+                max_timestamp: ts,
+                producer_id: -1,
+                producer_epoch: -1,
+                base_sequence: -1,
+                record_count: 1,
+            }
+        };
+        if opts.verify_crc {
+            let computed = header.computed_crc(b);
+            if computed != header.crc {
+                let at = if magic == 2 { 17 } else { 12 };
+                return Err(err(
+                    K::CrcMismatch {
+                        stored: header.crc,
+                        computed,
+                    },
+                    at,
+                ));
+            }
+        }
+        Ok(Batch {
+            bytes,
+            offset,
+            index,
+            opts,
+            header,
+        })
+    }
+
+    /// The header fields.
+    pub fn header(&self) -> &BatchHeader {
+        &self.header
+    }
+
+    /// The batch's bytes exactly as they were in the input (shared, not copied).
+    pub fn as_bytes(&self) -> &Bytes {
+        &self.bytes
+    }
+
+    /// Where the batch starts in the record set.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// Its index in the record set (0 = first).
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// Whether the stored checksum matches the bytes (CRC-32C for magic 2, CRC-32 before).
+    pub fn crc_is_valid(&self) -> bool {
+        self.header.computed_crc(&self.bytes) == self.header.crc
+    }
+
+    /// The records section as stored (compressed if the batch is): from byte 61 of a magic-2
+    /// batch; for a legacy message, its value.
+    pub fn records_section(&self) -> &[u8] {
+        if self.header.magic == 2 {
+            self.bytes.get(RECORD_BATCH_OVERHEAD..).unwrap_or_default()
+        } else {
+            legacy_fields(&self.bytes)
+                .ok()
+                .and_then(|f| f.value)
+                .unwrap_or_default()
+        }
+    }
+
+    fn err(&self, kind: K, at: usize) -> RecordsError {
+        RecordsError::new(kind, self.offset + at, self.index)
+    }
+
+    /// The batch's records, decompressed if need be (at most
+    /// [`ReadOptions::max_decompressed_size`] bytes). For an uncompressed batch this shares
+    /// the input; iterate the result with [`BatchRecords::iter`].
+    pub fn records(&self) -> Result<BatchRecords, RecordsError> {
+        let h = &self.header;
+        if h.magic == 2 {
+            let codec = h
+                .compression()
+                .map_err(|id| self.err(K::UnknownCompression(id), 21))?;
+            if h.record_count < 0 {
+                return Err(self.err(K::NegativeRecordCount(h.record_count), 57));
+            }
+            let v2 = V2State {
+                base_offset: h.base_offset,
+                base_timestamp: h.base_timestamp,
+                log_append_time: (h.timestamp_type() == TimestampType::LogAppendTime)
+                    .then_some(h.max_timestamp),
+                base_sequence: h.base_sequence,
+                count: h.record_count as u32,
+            };
+            if codec == Compression::None || h.record_count == 0 {
+                return Ok(BatchRecords {
+                    data: self.bytes.slice(RECORD_BATCH_OVERHEAD..),
+                    origin: Some(self.offset + RECORD_BATCH_OVERHEAD),
+                    batch: self.index,
+                    kind: Kind::V2(v2),
+                });
+            }
+            let data = self.decompress(codec, self.records_section(), RECORD_BATCH_OVERHEAD)?;
+            return Ok(BatchRecords {
+                data,
+                origin: None,
+                batch: self.index,
+                kind: Kind::V2(v2),
+            });
+        }
+        let codec = Compression::from_id((h.attributes & 0x07) as u8)
+            .ok_or_else(|| self.err(K::UnknownCompression((h.attributes & 0x07) as u8), 17))?;
+        if codec == Compression::None {
+            return Ok(BatchRecords {
+                data: self.bytes.clone(),
+                origin: Some(self.offset),
+                batch: self.index,
+                kind: Kind::LegacySingle { done: false },
+            });
+        }
+        if codec == Compression::Zstd {
+            return Err(self.err(K::ZstdInLegacyMessage(h.magic), 17));
+        }
+        let fields = legacy_fields(&self.bytes).map_err(|(k, at)| self.err(k, at))?;
+        let Some(value) = fields.value else {
+            return Err(self.err(K::LegacyWrapperNullValue, fields.value_at));
+        };
+        let data = self.decompress(codec, value, fields.value_at + 4)?;
+        let scan = LegacyScan::run(&data, h.magic, self.opts.verify_crc)
+            .map_err(|(k, at)| RecordsError::new(k, at, self.index).in_decompressed_data())?;
+        let wrapper = h.base_offset;
+        let base = if h.magic == 0 {
+            0
+        } else if wrapper == 0 {
+            // Some librdkafka versions leave the wrapper offset at 0; Java reads the inner
+            // offsets as they are then.
+            0
+        } else if wrapper < scan.last_offset {
+            return Err(self.err(
+                K::LegacyWrapperOffset {
+                    wrapper,
+                    last_inner: scan.last_offset,
+                },
+                0,
+            ));
+        } else {
+            wrapper - scan.last_offset
+        };
+        let log_append_time =
+            (h.timestamp_type() == TimestampType::LogAppendTime).then_some(h.max_timestamp);
+        Ok(BatchRecords {
+            data,
+            origin: None,
+            batch: self.index,
+            kind: Kind::LegacyInner {
+                pos: 0,
+                end: scan.end,
+                base,
+                log_append_time,
+            },
+        })
+    }
+
+    fn decompress(
+        &self,
+        codec: Compression,
+        input: &[u8],
+        at: usize,
+    ) -> Result<Bytes, RecordsError> {
+        let limit = self.opts.max_decompressed_size;
+        compression::decompress(codec, input, self.header.magic, limit)
+            .map(Bytes::from)
+            .map_err(|e| {
+                let kind = match e {
+                    CodecError::NotEnabled => K::CompressionNotEnabled(codec),
+                    CodecError::TooLarge => K::DecompressedTooLarge { limit },
+                    CodecError::Invalid(message) => K::Decompress { codec, message },
+                };
+                self.err(kind, at)
+            })
+    }
+}
+
+/// The records of one batch, ready to iterate: shared with the input when the batch is
+/// uncompressed, or the decompressed bytes.
+#[derive(Debug, Clone)]
+pub struct BatchRecords {
+    data: Bytes,
+    /// Where `data` starts in the record set; `None` when it is decompressed.
+    origin: Option<usize>,
+    batch: usize,
+    kind: Kind,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct V2State {
+    base_offset: i64,
+    base_timestamp: i64,
+    log_append_time: Option<i64>,
+    base_sequence: i32,
+    count: u32,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    V2(V2State),
+    LegacySingle {
+        done: bool,
+    },
+    LegacyInner {
+        pos: usize,
+        end: usize,
+        base: i64,
+        log_append_time: Option<i64>,
+    },
+}
+
+impl BatchRecords {
+    /// The bytes the records are read from (the decompressed records of a compressed batch).
+    pub fn data(&self) -> &Bytes {
+        &self.data
+    }
+
+    /// Whether the records were decompressed (their views then point into
+    /// [`data`](Self::data), not into the record set).
+    pub fn is_decompressed(&self) -> bool {
+        self.origin.is_none()
+    }
+
+    /// A [`Bytes`] sharing `part`, a key, value or header slice of a record read from this set
+    /// (for keeping it past the iteration without a copy).
+    pub fn share(&self, part: &[u8]) -> Bytes {
+        if part.is_empty() {
+            return Bytes::new();
+        }
+        self.data.slice_ref(part)
+    }
+
+    /// The records, in order. After an error the iterator ends.
+    pub fn iter(&self) -> RecordIter<'_> {
+        RecordIter {
+            set: self,
+            rest: &self.data,
+            index: 0,
+            kind: self.kind,
+            failed: false,
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a BatchRecords {
+    type Item = Result<Record<'a>, RecordsError>;
+    type IntoIter = RecordIter<'a>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+/// One record: a view into its batch's bytes (or its decompressed records).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Record<'a> {
+    /// The record's offset.
+    pub offset: i64,
+    /// Its timestamp (the batch's append time under LogAppendTime; -1 in magic 0).
+    pub timestamp: i64,
+    /// The attributes byte (unused by Kafka in magic 2; the message attributes before).
+    pub attributes: i8,
+    /// Offset minus the batch's base offset (magic 2; 0 for legacy messages).
+    pub offset_delta: i32,
+    /// The timestamp delta as stored (magic 2; 0 for legacy messages).
+    pub timestamp_delta: i64,
+    /// The producer sequence number: base sequence + offset delta, or -1.
+    pub sequence: i32,
+    /// The key (`None` for null).
+    pub key: Option<&'a [u8]>,
+    /// The value (`None` for null).
+    pub value: Option<&'a [u8]>,
+    /// The headers (magic 2 only).
+    pub headers: Headers<'a>,
+}
+
+impl<'a> Record<'a> {
+    /// The headers as a vector.
+    pub fn headers_vec(&self) -> Vec<Header<'a>> {
+        self.headers.iter().collect()
+    }
+}
+
+/// The headers of a record, already validated; iterate them with [`iter`](Self::iter).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Headers<'a> {
+    raw: &'a [u8],
+    count: u32,
+}
+
+impl<'a> Headers<'a> {
+    /// How many headers there are.
+    pub fn len(&self) -> usize {
+        self.count as usize
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The headers, in order.
+    pub fn iter(&self) -> HeaderIter<'a> {
+        HeaderIter {
+            rest: self.raw,
+            left: self.count,
+        }
+    }
+}
+
+impl<'a> IntoIterator for Headers<'a> {
+    type Item = Header<'a>;
+    type IntoIter = HeaderIter<'a>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+/// One record header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header<'a> {
+    /// The key: UTF-8 when written by Kafka's clients, but not checked on read (as in Java).
+    pub key: &'a [u8],
+    /// The value (`None` for null).
+    pub value: Option<&'a [u8]>,
+}
+
+/// Iterator over [`Headers`].
+#[derive(Debug, Clone)]
+pub struct HeaderIter<'a> {
+    rest: &'a [u8],
+    left: u32,
+}
+
+impl<'a> Iterator for HeaderIter<'a> {
+    type Item = Header<'a>;
+
+    fn next(&mut self) -> Option<Header<'a>> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        // Validated when the record was read, so a failure here cannot happen; stop quietly.
+        let mut c = Cur(self.rest);
+        let key = c.bytes_nullable().ok()?.unwrap_or_default();
+        let value = c.bytes_nullable().ok()?;
+        self.rest = c.0;
+        Some(Header { key, value })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left as usize, Some(self.left as usize))
+    }
+}
+
+/// Iterator over the records of a [`BatchRecords`].
+#[derive(Debug, Clone)]
+pub struct RecordIter<'a> {
+    set: &'a BatchRecords,
+    rest: &'a [u8],
+    index: usize,
+    kind: Kind,
+    failed: bool,
+}
+
+/// A failed read inside a slice: what, and at which position of the slice.
+type Fail = (K, usize);
+
+/// Why a primitive read failed.
+#[derive(Debug, Clone, Copy)]
+enum Short {
+    Eof,
+    TooLong,
+}
+
+/// A cursor over a slice for the varint-heavy record layout.
+struct Cur<'a>(&'a [u8]);
+
+impl<'a> Cur<'a> {
+    #[inline(always)]
+    fn u8(&mut self) -> Result<u8, Short> {
+        let (&b, rest) = self.0.split_first().ok_or(Short::Eof)?;
+        self.0 = rest;
+        Ok(b)
+    }
+
+    /// Kafka's zigzag varint: a continuation bit on the 5th byte is an error; bits of the
+    /// 5th byte beyond 32 are dropped (as Java's `readVarint` does).
+    #[inline(always)]
+    fn varint(&mut self) -> Result<i32, Short> {
+        let b = self.u8()?;
+        let raw = if b < 0x80 {
+            u32::from(b)
+        } else {
+            self.varint_slow(b)?
+        };
+        Ok(((raw >> 1) as i32) ^ -((raw & 1) as i32))
+    }
+
+    #[inline(never)]
+    fn varint_slow(&mut self, first: u8) -> Result<u32, Short> {
+        let mut v = u32::from(first & 0x7f);
+        let mut shift = 7;
+        loop {
+            let b = self.u8()?;
+            if b < 0x80 {
+                return Ok(v | (u32::from(b) << shift));
+            }
+            v |= u32::from(b & 0x7f) << shift;
+            shift += 7;
+            if shift > 28 {
+                return Err(Short::TooLong);
+            }
+        }
+    }
+
+    /// Kafka's zigzag varlong: at most 10 bytes, only bit 0 of a 10th byte is kept.
+    #[inline(always)]
+    fn varlong(&mut self) -> Result<i64, Short> {
+        let mut v: u64 = 0;
+        let mut shift = 0u32;
+        loop {
+            let b = self.u8()?;
+            if b < 0x80 {
+                v |= u64::from(b) << shift;
+                return Ok(((v >> 1) as i64) ^ -((v & 1) as i64));
+            }
+            v |= u64::from(b & 0x7f) << shift;
+            shift += 7;
+            if shift > 63 {
+                return Err(Short::TooLong);
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn take(&mut self, n: usize) -> Result<&'a [u8], Short> {
+        let (a, b) = self.0.split_at_checked(n).ok_or(Short::Eof)?;
+        self.0 = b;
+        Ok(a)
+    }
+
+    /// varint length then bytes; any negative length is null, as in Java.
+    #[inline(always)]
+    fn bytes_nullable(&mut self) -> Result<Option<&'a [u8]>, Short> {
+        let n = self.varint()?;
+        if n < 0 {
+            return Ok(None);
+        }
+        self.take(n as usize).map(Some)
+    }
+}
+
+fn structure(s: Short) -> K {
+    K::InvalidRecordStructure(match s {
+        Short::Eof => "a field runs past the end of the record",
+        Short::TooLong => "varint is too long",
+    })
+}
+
+/// The fields of a v2 record body, before the batch's bases are applied.
+struct RawRecord<'a> {
+    attributes: i8,
+    timestamp_delta: i64,
+    offset_delta: i32,
+    key: Option<&'a [u8]>,
+    value: Option<&'a [u8]>,
+    headers: Headers<'a>,
+}
+
+/// Reads one v2 record from `rest` (which holds at least the rest of the records section),
+/// with the checks of Java's `DefaultRecord.readFrom`.
+#[inline(always)]
+fn read_v2_record<'a>(rest: &mut &'a [u8]) -> Result<RawRecord<'a>, Fail> {
+    let mut c = Cur(rest);
+    let len = c.varint().map_err(|_| (K::PrematureEof, 0))?;
+    let at = rest.len() - c.0.len();
+    if len < 0 {
+        return Err((
+            K::RecordSizeMismatch {
+                declared: len.into(),
+                read: 0,
+            },
+            0,
+        ));
+    }
+    let Some((body, after)) = c.0.split_at_checked(len as usize) else {
+        return Err((
+            K::RecordSizeExceeds {
+                declared: len.into(),
+                remaining: c.0.len(),
+            },
+            0,
+        ));
+    };
+    let mut b = Cur(body);
+    let pos = |b: &Cur<'_>| at + body.len() - b.0.len();
+    let r = (|| {
+        let attributes = b.u8()? as i8;
+        let timestamp_delta = b.varlong()?;
+        let offset_delta = b.varint()?;
+        let key = b.bytes_nullable()?;
+        let value = b.bytes_nullable()?;
+        Ok((attributes, timestamp_delta, offset_delta, key, value))
+    })();
+    let (attributes, timestamp_delta, offset_delta, key, value) =
+        r.map_err(|s| (structure(s), pos(&b)))?;
+    let hat = pos(&b);
+    let count = b.varint().map_err(|s| (structure(s), hat))?;
+    if count < 0 || count as usize > b.0.len() {
+        return Err((K::InvalidHeaderCount(count), hat));
+    }
+    let raw = b.0;
+    for _ in 0..count {
+        let kat = pos(&b);
+        let klen = b.varint().map_err(|s| (structure(s), kat))?;
+        if klen < 0 {
+            return Err((K::NegativeHeaderKeySize(klen), kat));
+        }
+        b.take(klen as usize).map_err(|s| (structure(s), kat))?;
+        let vat = pos(&b);
+        b.bytes_nullable().map_err(|s| (structure(s), vat))?;
+    }
+    if !b.0.is_empty() {
+        return Err((
+            K::RecordSizeMismatch {
+                declared: len.into(),
+                read: body.len() - b.0.len(),
+            },
+            pos(&b),
+        ));
+    }
+    let headers = Headers {
+        raw: raw.get(..raw.len() - b.0.len()).unwrap_or_default(),
+        count: count as u32,
+    };
+    *rest = after;
+    Ok(RawRecord {
+        attributes,
+        timestamp_delta,
+        offset_delta,
+        key,
+        value,
+        headers,
+    })
+}
+
+/// Java's `DefaultRecordBatch.incrementSequence`: wraps past `i32::MAX` to 0.
+fn increment_sequence(base: i32, delta: i32) -> i32 {
+    if base > i32::MAX.wrapping_sub(delta) {
+        base.wrapping_sub(i32::MAX.wrapping_sub(delta))
+            .wrapping_sub(1)
+    } else {
+        base.wrapping_add(delta)
+    }
+}
+
+/// The fields of one legacy message, located in its entry bytes.
+struct LegacyFields<'a> {
+    key: Option<&'a [u8]>,
+    value: Option<&'a [u8]>,
+    /// Where the value's length field is, from the start of the entry.
+    value_at: usize,
+}
+
+fn legacy_fields(e: &[u8]) -> Result<LegacyFields<'_>, Fail> {
+    let magic = be!(i8, e, 16);
+    let key_at = if magic == 0 { 18 } else { 26 };
+    let mut c = Cur(e.get(key_at..).unwrap_or_default());
+    let past = (
+        K::InvalidRecordStructure("a field runs past the end of the message"),
+        key_at,
+    );
+    fn sized<'a>(c: &mut Cur<'a>, past: &Fail) -> Result<Option<&'a [u8]>, Fail> {
+        let len = c.take(4).map_err(|_| past.clone())?;
+        let n = i32::from_be_bytes(*len.first_chunk().ok_or_else(|| past.clone())?);
+        if n < 0 {
+            return Ok(None);
+        }
+        c.take(n as usize).map(Some).map_err(|_| past.clone())
+    }
+    let key = sized(&mut c, &past)?;
+    let value_at = e.len() - c.0.len();
+    let value = sized(&mut c, &past)?;
+    Ok(LegacyFields {
+        key,
+        value,
+        value_at,
+    })
+}
+
+/// A legacy message as a record.
+fn legacy_record(
+    e: &[u8],
+    offset: i64,
+    timestamp_override: Option<i64>,
+) -> Result<Record<'_>, Fail> {
+    let f = legacy_fields(e)?;
+    let magic = be!(i8, e, 16);
+    let ts = if magic == 0 { -1 } else { be!(i64, e, 18) };
+    Ok(Record {
+        offset,
+        timestamp: timestamp_override.unwrap_or(ts),
+        attributes: be!(i8, e, 17),
+        offset_delta: 0,
+        timestamp_delta: 0,
+        sequence: -1,
+        key: f.key,
+        value: f.value,
+        headers: Headers::default(),
+    })
+}
+
+/// The first pass over a decompressed inner message set: its complete entries, checked.
+struct LegacyScan {
+    /// The end of the last complete entry (a truncated tail is dropped, as in Java).
+    end: usize,
+    /// The offset field of the last entry.
+    last_offset: i64,
+}
+
+impl LegacyScan {
+    fn run(data: &[u8], wrapper_magic: i8, verify_crc: bool) -> Result<Self, Fail> {
+        let mut pos = 0;
+        let mut last = None;
+        while let Some(rest) = data.get(pos..) {
+            if rest.len() < LOG_OVERHEAD {
+                break;
+            }
+            let size = be!(i32, rest, 8);
+            if size < LEGACY_MIN_SIZE_V0 as i32 {
+                return Err((K::BatchTooSmall(size), pos + 8));
+            }
+            let total = LOG_OVERHEAD + size as usize;
+            let Some(e) = rest.get(..total) else {
+                break;
+            };
+            check_inner(e, wrapper_magic, verify_crc).map_err(|(k, at)| (k, pos + at))?;
+            last = Some(be!(i64, e, 0));
+            pos += total;
+        }
+        match last {
+            Some(last_offset) => Ok(LegacyScan {
+                end: pos,
+                last_offset,
+            }),
+            None => Err((K::LegacyWrapperEmpty, 0)),
+        }
+    }
+}
+
+/// The checks on one inner legacy message.
+fn check_inner(e: &[u8], wrapper_magic: i8, verify_crc: bool) -> Result<(), Fail> {
+    let magic = be!(i8, e, 16);
+    if magic != wrapper_magic {
+        return Err((
+            K::LegacyInnerMagic {
+                inner: magic,
+                wrapper: wrapper_magic,
+            },
+            16,
+        ));
+    }
+    let min = if magic == 0 {
+        LEGACY_MIN_SIZE_V0
+    } else {
+        LEGACY_MIN_SIZE_V1
+    };
+    if e.len() - LOG_OVERHEAD < min {
+        return Err((
+            K::LegacyMessageTooSmall {
+                size: e.len() - LOG_OVERHEAD,
+                min,
+                magic,
+            },
+            8,
+        ));
+    }
+    if be!(u8, e, 17) & 0x07 != 0 {
+        return Err((K::LegacyInnerCompressed, 17));
+    }
+    if verify_crc {
+        let stored = be!(u32, e, 12);
+        let computed = crc32fast::hash(e.get(16..).unwrap_or_default());
+        if stored != computed {
+            return Err((K::CrcMismatch { stored, computed }, 12));
+        }
+    }
+    legacy_fields(e).map(|_| ())
+}
+
+impl<'a> RecordIter<'a> {
+    #[cold]
+    fn fail(&mut self, (kind, at): Fail, start: &'a [u8]) -> RecordsError {
+        self.failed = true;
+        let pos = self.set.data.len() - start.len() + at;
+        let e = match self.set.origin {
+            Some(o) => RecordsError::new(kind, o + pos, self.set.batch),
+            None => RecordsError::new(kind, pos, self.set.batch).in_decompressed_data(),
+        };
+        e.at_record(self.index)
+    }
+}
+
+impl<'a> Iterator for RecordIter<'a> {
+    type Item = Result<Record<'a>, RecordsError>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        match &mut self.kind {
+            Kind::V2(st) => {
+                if st.count == 0 {
+                    return None;
+                }
+                let start = self.rest;
+                let raw = match read_v2_record(&mut self.rest) {
+                    Ok(r) => r,
+                    Err(f) => return Some(Err(self.fail(f, start))),
+                };
+                st.count -= 1;
+                let st = *st;
+                let rec = Record {
+                    offset: st.base_offset.wrapping_add(raw.offset_delta.into()),
+                    timestamp: match st.log_append_time {
+                        Some(t) => t,
+                        None => st.base_timestamp.wrapping_add(raw.timestamp_delta),
+                    },
+                    attributes: raw.attributes,
+                    offset_delta: raw.offset_delta,
+                    timestamp_delta: raw.timestamp_delta,
+                    sequence: if st.base_sequence < 0 {
+                        -1
+                    } else {
+                        increment_sequence(st.base_sequence, raw.offset_delta)
+                    },
+                    key: raw.key,
+                    value: raw.value,
+                    headers: raw.headers,
+                };
+                if st.count == 0 && !self.rest.is_empty() {
+                    let rest = self.rest;
+                    self.index += 1;
+                    return Some(Err(self.fail((K::RecordsRemaining, 0), rest)));
+                }
+                self.index += 1;
+                Some(Ok(rec))
+            }
+            Kind::LegacySingle { done } => {
+                if *done {
+                    return None;
+                }
+                *done = true;
+                let e = self.rest;
+                let offset = be!(i64, e, 0);
+                match legacy_record(e, offset, None) {
+                    Ok(r) => {
+                        self.index += 1;
+                        Some(Ok(r))
+                    }
+                    Err(f) => Some(Err(self.fail(f, e))),
+                }
+            }
+            Kind::LegacyInner {
+                pos,
+                end,
+                base,
+                log_append_time,
+                ..
+            } => {
+                let data: &'a [u8] = &self.set.data;
+                if *pos >= *end {
+                    return None;
+                }
+                let rest = data.get(*pos..*end).unwrap_or_default();
+                let size = be!(i32, rest, 8);
+                let total = LOG_OVERHEAD + size.max(0) as usize;
+                let e = rest.get(..total).unwrap_or_default();
+                *pos += total;
+                let offset = base.wrapping_add(be!(i64, e, 0));
+                // Checked by the scan already.
+                match legacy_record(e, offset, *log_append_time) {
+                    Ok(r) => {
+                        self.index += 1;
+                        Some(Ok(r))
+                    }
+                    Err(f) => {
+                        self.rest = data.get(*pos - total..).unwrap_or_default();
+                        let start = self.rest;
+                        Some(Err(self.fail(f, start)))
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl core::iter::FusedIterator for RecordIter<'_> {}

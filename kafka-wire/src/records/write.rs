@@ -1,0 +1,502 @@
+//! Building magic-2 record batches.
+
+use bytes::Bytes;
+
+use super::compression;
+use super::control::{ControlRecordType, EndTxnMarker};
+use super::{BatchHeader, Compression, TimestampType, RECORD_BATCH_OVERHEAD};
+use crate::{EncodeError, EncodeErrorKind};
+
+/// A record header to write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NewHeader<'a> {
+    /// The key (Kafka's clients require UTF-8; any bytes are written as given).
+    pub key: &'a [u8],
+    /// The value (`None` for null).
+    pub value: Option<&'a [u8]>,
+}
+
+impl<'a> NewHeader<'a> {
+    /// A header `key` = `value`.
+    pub fn new(key: &'a str, value: Option<&'a [u8]>) -> Self {
+        NewHeader {
+            key: key.as_bytes(),
+            value,
+        }
+    }
+}
+
+/// Builds one magic-2 record batch, the way Kafka's Java `MemoryRecordsBuilder` does.
+///
+/// Defaults are the Java producer's: base offset as given, partition leader epoch -1,
+/// CreateTime, no compression, not idempotent (producer id, epoch and base sequence -1).
+/// Offsets are consecutive from the base offset unless given; the batch's base timestamp is
+/// the first record's, its max timestamp the largest (or the append time under
+/// LogAppendTime).
+///
+/// ```
+/// use kafka_wire::records::BatchBuilder;
+/// let mut b = BatchBuilder::new(0);
+/// b.append(1_700_000_000_000, None, Some(b"hello"), &[]);
+/// let batch = b.build().unwrap();
+/// assert_eq!(batch.len(), 73); // 61-byte header + 12-byte record
+/// ```
+#[derive(Debug, Clone)]
+pub struct BatchBuilder {
+    /// The 61 header bytes (filled at build), then the records, uncompressed.
+    buf: Vec<u8>,
+    base_offset: i64,
+    partition_leader_epoch: i32,
+    compression: Compression,
+    level: Option<i32>,
+    timestamp_type: TimestampType,
+    log_append_time: i64,
+    transactional: bool,
+    control: bool,
+    producer_id: i64,
+    producer_epoch: i16,
+    base_sequence: i32,
+    delete_horizon: Option<i64>,
+    base_timestamp: Option<i64>,
+    max_timestamp: i64,
+    last_offset: Option<i64>,
+    count: u32,
+    /// Header fields fixed by [`from_header`](Self::from_header).
+    fixed: Option<BatchHeader>,
+    error: Option<&'static str>,
+}
+
+impl BatchBuilder {
+    /// A builder whose first record gets offset `base_offset`.
+    pub fn new(base_offset: i64) -> Self {
+        let mut buf = Vec::with_capacity(512);
+        buf.resize(RECORD_BATCH_OVERHEAD, 0);
+        BatchBuilder {
+            buf,
+            base_offset,
+            partition_leader_epoch: -1,
+            compression: Compression::None,
+            level: None,
+            timestamp_type: TimestampType::CreateTime,
+            log_append_time: -1,
+            transactional: false,
+            control: false,
+            producer_id: -1,
+            producer_epoch: -1,
+            base_sequence: -1,
+            delete_horizon: None,
+            base_timestamp: None,
+            max_timestamp: -1,
+            last_offset: None,
+            count: 0,
+            fixed: None,
+            error: None,
+        }
+    }
+
+    /// A builder that writes `header`'s fields exactly as given (attributes, timestamps, last
+    /// offset delta, producer fields, epoch), computing only the length, count and CRC: with
+    /// [`append_raw`](Self::append_raw) it re-encodes a decoded batch unchanged.
+    pub fn from_header(header: &BatchHeader) -> Self {
+        let mut b = BatchBuilder::new(header.base_offset);
+        b.compression = header.compression().unwrap_or_default();
+        b.fixed = Some(*header);
+        b
+    }
+
+    /// Reserves room for `bytes` more bytes of records.
+    pub fn reserve(&mut self, bytes: usize) -> &mut Self {
+        self.buf.reserve(bytes);
+        self
+    }
+
+    /// The compression codec of the records section.
+    pub fn compression(&mut self, codec: Compression) -> &mut Self {
+        self.compression = codec;
+        self
+    }
+
+    /// The codec level (gzip 1-9, zstd -131072..=22; ignored by snappy and lz4).
+    pub fn compression_level(&mut self, level: i32) -> &mut Self {
+        self.level = Some(level);
+        self
+    }
+
+    /// The partition leader epoch (the broker stamps it; producers write -1).
+    pub fn partition_leader_epoch(&mut self, epoch: i32) -> &mut Self {
+        self.partition_leader_epoch = epoch;
+        self
+    }
+
+    /// An idempotent producer's id, epoch and the sequence number of the first record.
+    pub fn producer(&mut self, id: i64, epoch: i16, base_sequence: i32) -> &mut Self {
+        self.producer_id = id;
+        self.producer_epoch = epoch;
+        self.base_sequence = base_sequence;
+        self
+    }
+
+    /// Marks the batch as part of a transaction (needs a producer id).
+    pub fn transactional(&mut self, yes: bool) -> &mut Self {
+        self.transactional = yes;
+        self
+    }
+
+    /// Marks the batch as a control batch (only control records; brokers refuse these from
+    /// clients).
+    pub fn control(&mut self, yes: bool) -> &mut Self {
+        self.control = yes;
+        self
+    }
+
+    /// LogAppendTime with the given append time: the max timestamp, which readers report as
+    /// every record's timestamp.
+    pub fn log_append_time(&mut self, append_time: i64) -> &mut Self {
+        self.timestamp_type = TimestampType::LogAppendTime;
+        self.log_append_time = append_time;
+        self
+    }
+
+    /// Sets the delete horizon (bit 6): it becomes the base timestamp, and record timestamp
+    /// deltas are relative to it. Set it before appending.
+    pub fn delete_horizon(&mut self, horizon_ms: i64) -> &mut Self {
+        self.delete_horizon = Some(horizon_ms);
+        self.base_timestamp = Some(horizon_ms);
+        self
+    }
+
+    /// How many records have been appended.
+    pub fn len(&self) -> usize {
+        self.count as usize
+    }
+
+    /// Whether no record has been appended.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The offset the next [`append`](Self::append) gets.
+    pub fn next_offset(&self) -> i64 {
+        self.last_offset
+            .map_or(self.base_offset, |o| o.wrapping_add(1))
+    }
+
+    /// Appends a record at the next offset; returns its offset.
+    ///
+    /// A negative timestamp other than -1 (no timestamp) is refused at [`build`](Self::build),
+    /// as Java refuses it on append.
+    pub fn append(
+        &mut self,
+        timestamp: i64,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        headers: &[NewHeader<'_>],
+    ) -> i64 {
+        let offset = self.next_offset();
+        self.append_at(offset, timestamp, key, value, headers);
+        offset
+    }
+
+    /// Appends a record at `offset`, which must be above the last one (checked at build).
+    pub fn append_with_offset(
+        &mut self,
+        offset: i64,
+        timestamp: i64,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        headers: &[NewHeader<'_>],
+    ) -> &mut Self {
+        if self.last_offset.is_some_and(|last| offset <= last) {
+            self.fail("offsets must be strictly increasing");
+        }
+        self.append_at(offset, timestamp, key, value, headers);
+        self
+    }
+
+    fn append_at(
+        &mut self,
+        offset: i64,
+        timestamp: i64,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        headers: &[NewHeader<'_>],
+    ) {
+        if timestamp < 0 && timestamp != -1 {
+            self.fail("invalid negative timestamp");
+        }
+        let base_ts = *self.base_timestamp.get_or_insert(timestamp);
+        if timestamp > self.max_timestamp {
+            self.max_timestamp = timestamp;
+        }
+        let offset_delta = offset.wrapping_sub(self.base_offset);
+        if i32::try_from(offset_delta).is_err() {
+            self.fail("offset delta does not fit in an int32");
+        }
+        self.last_offset = Some(offset);
+        write_record(
+            &mut self.buf,
+            0,
+            timestamp.wrapping_sub(base_ts),
+            offset_delta as i32,
+            key,
+            value,
+            headers,
+        );
+        self.count += 1;
+    }
+
+    /// Appends a record with its stored fields given as is (attributes, deltas), for exact
+    /// re-encoding with [`from_header`](Self::from_header).
+    pub fn append_raw(
+        &mut self,
+        attributes: i8,
+        timestamp_delta: i64,
+        offset_delta: i32,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        headers: &[NewHeader<'_>],
+    ) -> &mut Self {
+        self.last_offset = Some(self.base_offset.wrapping_add(offset_delta.into()));
+        write_record(
+            &mut self.buf,
+            attributes,
+            timestamp_delta,
+            offset_delta,
+            key,
+            value,
+            headers,
+        );
+        self.count += 1;
+        self
+    }
+
+    /// Appends a control record of `kind` with `value`, at the next offset.
+    pub fn append_control(&mut self, timestamp: i64, kind: ControlRecordType, value: &[u8]) -> i64 {
+        self.control = true;
+        let key = kind.key();
+        self.append(timestamp, Some(&key), Some(value), &[])
+    }
+
+    /// Appends a transaction marker, as a partition leader writes it: a control,
+    /// transactional batch (base sequence -1) holding just this record.
+    pub fn append_end_txn_marker(
+        &mut self,
+        timestamp: i64,
+        commit: bool,
+        coordinator_epoch: i32,
+    ) -> i64 {
+        self.transactional = true;
+        let kind = if commit {
+            ControlRecordType::Commit
+        } else {
+            ControlRecordType::Abort
+        };
+        let value = EndTxnMarker {
+            version: 0,
+            coordinator_epoch,
+        }
+        .to_bytes();
+        self.append_control(timestamp, kind, &value)
+    }
+
+    #[cold]
+    fn fail(&mut self, why: &'static str) {
+        self.error.get_or_insert(why);
+    }
+
+    /// The batch's bytes. With no record appended this is empty (as in Java, an empty batch
+    /// is not written), unless the builder came from [`from_header`](Self::from_header).
+    pub fn build(self) -> Result<Bytes, EncodeError> {
+        let mut out = Vec::new();
+        self.build_into(&mut out)?;
+        Ok(Bytes::from(out))
+    }
+
+    /// Appends the batch to `out`.
+    pub fn build_into(mut self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        let invalid = |why| EncodeError::new(EncodeErrorKind::InvalidValue(why));
+        if let Some(why) = self.error {
+            return Err(invalid(why));
+        }
+        if self.count == 0 && self.fixed.is_none() {
+            return Ok(());
+        }
+        let h = match self.fixed {
+            Some(h) => h,
+            None => {
+                if self.transactional && self.producer_id < 0 {
+                    return Err(invalid("a transactional batch needs a producer id"));
+                }
+                if self.producer_id >= 0 {
+                    if self.producer_epoch < 0 {
+                        return Err(invalid("a producer id needs a producer epoch"));
+                    }
+                    if self.base_sequence < 0 && !self.control {
+                        return Err(invalid("a producer id needs a base sequence"));
+                    }
+                }
+                let mut attributes = self.compression.id() as i16;
+                if self.timestamp_type == TimestampType::LogAppendTime {
+                    attributes |= 0x08;
+                }
+                if self.transactional {
+                    attributes |= 0x10;
+                }
+                if self.control {
+                    attributes |= 0x20;
+                }
+                if self.delete_horizon.is_some() {
+                    attributes |= 0x40;
+                }
+                BatchHeader {
+                    base_offset: self.base_offset,
+                    batch_length: 0,
+                    partition_leader_epoch: self.partition_leader_epoch,
+                    magic: 2,
+                    crc: 0,
+                    attributes,
+                    last_offset_delta: self
+                        .last_offset
+                        .map_or(0, |l| l.wrapping_sub(self.base_offset) as i32),
+                    base_timestamp: self.base_timestamp.unwrap_or(-1),
+                    max_timestamp: if self.timestamp_type == TimestampType::LogAppendTime {
+                        self.log_append_time
+                    } else {
+                        self.max_timestamp
+                    },
+                    producer_id: self.producer_id,
+                    producer_epoch: self.producer_epoch,
+                    base_sequence: self.base_sequence,
+                    record_count: 0,
+                }
+            }
+        };
+        if self.compression != Compression::None && self.count > 0 {
+            let section = self.buf.get(RECORD_BATCH_OVERHEAD..).unwrap_or_default();
+            let packed = compression::compress(self.compression, section, 2, self.level).map_err(
+                |e| match e {
+                    compression::CodecError::NotEnabled => {
+                        invalid("the compression codec's cargo feature is not enabled")
+                    }
+                    _ => invalid("compression failed"),
+                },
+            )?;
+            self.buf.truncate(RECORD_BATCH_OVERHEAD);
+            self.buf.extend_from_slice(&packed);
+        }
+        let batch_length = i32::try_from(self.buf.len() - 12)
+            .map_err(|_| invalid("the batch is larger than 2 GiB"))?;
+        let mut hdr = [0u8; RECORD_BATCH_OVERHEAD];
+        let put = |hdr: &mut [u8; RECORD_BATCH_OVERHEAD], at: usize, b: &[u8]| {
+            if let Some(dst) = hdr.get_mut(at..at + b.len()) {
+                dst.copy_from_slice(b);
+            }
+        };
+        put(&mut hdr, 0, &h.base_offset.to_be_bytes());
+        put(&mut hdr, 8, &batch_length.to_be_bytes());
+        put(&mut hdr, 12, &h.partition_leader_epoch.to_be_bytes());
+        hdr[16] = 2;
+        put(&mut hdr, 21, &h.attributes.to_be_bytes());
+        put(&mut hdr, 23, &h.last_offset_delta.to_be_bytes());
+        put(&mut hdr, 27, &h.base_timestamp.to_be_bytes());
+        put(&mut hdr, 35, &h.max_timestamp.to_be_bytes());
+        put(&mut hdr, 43, &h.producer_id.to_be_bytes());
+        put(&mut hdr, 51, &h.producer_epoch.to_be_bytes());
+        put(&mut hdr, 53, &h.base_sequence.to_be_bytes());
+        put(&mut hdr, 57, &(self.count as i32).to_be_bytes());
+        if let Some(dst) = self.buf.get_mut(..RECORD_BATCH_OVERHEAD) {
+            dst.copy_from_slice(&hdr);
+        }
+        let crc = crc32c::crc32c(self.buf.get(21..).unwrap_or_default());
+        if let Some(dst) = self.buf.get_mut(17..21) {
+            dst.copy_from_slice(&crc.to_be_bytes());
+        }
+        if out.is_empty() {
+            *out = self.buf;
+        } else {
+            out.extend_from_slice(&self.buf);
+        }
+        Ok(())
+    }
+}
+
+#[inline(always)]
+fn zigzag32(n: i32) -> u32 {
+    ((n << 1) ^ (n >> 31)) as u32
+}
+
+#[inline(always)]
+fn zigzag64(n: i64) -> u64 {
+    ((n << 1) ^ (n >> 63)) as u64
+}
+
+#[inline(always)]
+fn uvarint_len(v: u64) -> usize {
+    // 1 byte per 7 significant bits, at least one.
+    let bits = 64 - (v | 1).leading_zeros() as usize;
+    bits.div_ceil(7)
+}
+
+#[inline(always)]
+fn put_uvarint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+#[inline(always)]
+fn bytes_len(b: Option<&[u8]>) -> usize {
+    match b {
+        None => 1,
+        Some(b) => uvarint_len(zigzag32(b.len() as i32).into()) + b.len(),
+    }
+}
+
+#[inline(always)]
+fn put_bytes(out: &mut Vec<u8>, b: Option<&[u8]>) {
+    match b {
+        None => out.push(1),
+        Some(b) => {
+            put_uvarint(out, zigzag32(b.len() as i32).into());
+            out.extend_from_slice(b);
+        }
+    }
+}
+
+/// One record in Kafka's layout (`DefaultRecord.writeTo`).
+#[inline]
+fn write_record(
+    out: &mut Vec<u8>,
+    attributes: i8,
+    timestamp_delta: i64,
+    offset_delta: i32,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+    headers: &[NewHeader<'_>],
+) {
+    let ts = zigzag64(timestamp_delta);
+    let od = zigzag32(offset_delta);
+    let mut body = 1
+        + uvarint_len(ts)
+        + uvarint_len(od.into())
+        + bytes_len(key)
+        + bytes_len(value)
+        + uvarint_len(zigzag32(headers.len() as i32).into());
+    for h in headers {
+        body += bytes_len(Some(h.key)) + bytes_len(h.value);
+    }
+    out.reserve(body + 5);
+    put_uvarint(out, zigzag32(body as i32).into());
+    out.push(attributes as u8);
+    put_uvarint(out, ts);
+    put_uvarint(out, od.into());
+    put_bytes(out, key);
+    put_bytes(out, value);
+    put_uvarint(out, zigzag32(headers.len() as i32).into());
+    for h in headers {
+        put_bytes(out, Some(h.key));
+        put_bytes(out, h.value);
+    }
+}
