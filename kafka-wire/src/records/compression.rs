@@ -12,7 +12,12 @@ use super::Compression;
 /// Why a codec failed.
 #[derive(Debug)]
 #[cfg_attr(
-    not(any(feature = "gzip", feature = "snappy", feature = "lz4", feature = "zstd")),
+    not(any(
+        feature = "gzip",
+        feature = "snappy",
+        feature = "lz4",
+        feature = "zstd"
+    )),
     allow(dead_code)
 )]
 pub(crate) enum CodecError {
