@@ -234,6 +234,42 @@ macro_rules! apis {
                 self.response_meta().versions
             }
 
+            /// The lowest request version. An API's versions are never empty, so this needs no
+            /// unwrapping.
+            pub fn min_version(self) -> $crate::__private::Version {
+                self.request_versions().min().unwrap_or(0)
+            }
+
+            /// The highest request version, unstable or not (see
+            /// [`usable_versions`](Self::usable_versions)).
+            pub fn max_version(self) -> $crate::__private::Version {
+                self.request_versions().max().unwrap_or(0)
+            }
+
+            /// The versions to offer a broker: the request versions, without the highest one
+            /// when Kafka marks it unstable (`latestVersionUnstable`) unless `unstable` is set
+            /// (brokers only accept it when configured to).
+            pub fn usable_versions(self, unstable: bool) -> $crate::__private::VersionRange {
+                let meta = self.request_meta();
+                match meta.unstable_version() {
+                    Some(top) if !unstable => $crate::__private::VersionRange::new(self.min_version(), top - 1),
+                    _ => meta.versions,
+                }
+            }
+
+            /// For every API of this list, the highest version `broker` also supports (see
+            /// `kafka_wire_messages::negotiate::negotiate`); unstable versions only when
+            /// `unstable` is set.
+            pub fn negotiate(
+                broker: &$crate::ApiVersionsResponse,
+                unstable: bool,
+            ) -> $crate::negotiate::Negotiated {
+                $crate::negotiate::negotiate(
+                    broker,
+                    ApiKey::ALL.iter().map(|&api| (api.key(), api.usable_versions(unstable))),
+                )
+            }
+
             /// Flexible versions of the request.
             pub fn request_flexible_versions(self) -> $crate::__private::VersionRange {
                 self.request_meta().flexible

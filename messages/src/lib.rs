@@ -35,6 +35,7 @@ pub mod txn_offset_commit;
 
 mod dispatch;
 pub mod known;
+pub mod negotiate;
 mod passthrough;
 
 pub use add_partitions_to_txn::*;
