@@ -9,4 +9,8 @@ if [ ! -x "$VENV/bin/python" ]; then
     python3 -m venv "$VENV"
 fi
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "kafka-python==3.0.12"
+# The codec modules kafka-python's record builder and reader use (snappy, lz4, zstd, and
+# xxhash for the magic-0 lz4 header), and a fast CRC-32C.
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
+    python-snappy lz4 zstandard xxhash crc32c
 "$VENV/bin/python" -c "import kafka; print('kafka-python', kafka.__version__, 'in', '$VENV')"

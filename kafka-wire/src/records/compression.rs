@@ -81,15 +81,38 @@ pub(crate) fn compress(
 }
 
 /// Reads `r` to its end, failing once more than `limit` bytes come out.
+///
+/// The buffer grows geometrically but never past `limit + 1` bytes of capacity (plain
+/// `read_to_end` would double a full buffer to twice the limit just to see one more byte).
 #[cfg(any(feature = "gzip", feature = "zstd"))]
-fn read_bounded<R: Read>(r: R, out: &mut Vec<u8>, limit: usize) -> Result<(), CodecError> {
-    let room = limit.saturating_sub(out.len());
-    let mut taken = r.take(room as u64 + 1);
-    let n = taken.read_to_end(out).map_err(io_err)?;
-    if n > room {
-        return Err(CodecError::TooLarge);
+fn read_bounded<R: Read>(mut r: R, out: &mut Vec<u8>, limit: usize) -> Result<(), CodecError> {
+    let cap = limit.saturating_add(1);
+    let mut len = out.len();
+    loop {
+        if len > limit {
+            out.truncate(len);
+            return Err(CodecError::TooLarge);
+        }
+        if len == out.len() {
+            // Full: double, at least 32 KiB, at most the cap.
+            let new_len = len.saturating_mul(2).max(len + 32 * 1024).min(cap);
+            out.reserve_exact(new_len - len);
+            out.resize(new_len, 0);
+        }
+        let dst = out.get_mut(len..).unwrap_or_default();
+        match r.read(dst) {
+            Ok(0) => {
+                out.truncate(len);
+                return Ok(());
+            }
+            Ok(n) => len += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                out.truncate(len);
+                return Err(io_err(e));
+            }
+        }
     }
-    Ok(())
 }
 
 // ---- gzip ----------------------------------------------------------------------------------

@@ -285,6 +285,42 @@ impl BatchHeader {
     }
 }
 
+/// Decompresses a whole records stream of `codec` as Kafka reads it for `magic` (the magic
+/// matters for lz4, whose magic-0 header checksum Kafka ignores), producing at most `limit`
+/// bytes: more is [`RecordsErrorKind::DecompressedTooLarge`], found while decompressing.
+pub fn decompress(
+    codec: Compression,
+    magic: i8,
+    data: &[u8],
+    limit: usize,
+) -> Result<Vec<u8>, RecordsErrorKind> {
+    compression::decompress(codec, data, magic, limit).map_err(|e| match e {
+        compression::CodecError::NotEnabled => RecordsErrorKind::CompressionNotEnabled(codec),
+        compression::CodecError::TooLarge => RecordsErrorKind::DecompressedTooLarge { limit },
+        compression::CodecError::Invalid(message) => {
+            RecordsErrorKind::Decompress { codec, message }
+        }
+    })
+}
+
+/// Compresses `data` with `codec` in the framing Kafka's Java client writes for `magic`
+/// (gzip member, snappy-java's xerial stream, Kafka's lz4 frame, zstd frame); `level` as
+/// `compression.<codec>.level` (default when `None`).
+pub fn compress(
+    codec: Compression,
+    magic: i8,
+    data: &[u8],
+    level: Option<i32>,
+) -> Result<Vec<u8>, RecordsErrorKind> {
+    compression::compress(codec, data, magic, level).map_err(|e| match e {
+        compression::CodecError::NotEnabled => RecordsErrorKind::CompressionNotEnabled(codec),
+        compression::CodecError::TooLarge => RecordsErrorKind::DecompressedTooLarge { limit: 0 },
+        compression::CodecError::Invalid(message) => {
+            RecordsErrorKind::Decompress { codec, message }
+        }
+    })
+}
+
 /// CRC-32C (Castagnoli), the checksum of magic-2 batches, hardware-accelerated where the CPU
 /// has it.
 pub fn crc32c(data: &[u8]) -> u32 {

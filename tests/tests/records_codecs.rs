@@ -1,0 +1,488 @@
+//! The four codecs in Kafka's framings, and decompression bombs.
+//!
+//! Stream vectors: the gzip member is what JDK 17's `GZIPOutputStream` (Kafka's gzip writer)
+//! produces for "hello"; the snappy stream is snappy-java's xerial framing (16-byte header,
+//! then a big-endian length and a raw block) worked out by hand from snappy-java's format;
+//! the lz4 frame headers are Kafka's fixed ones (FLG 0x60, BD 0x40, header checksum 0x82,
+//! or 0x1a for magic 0 where Kafka historically hashed the magic too), matching the lz4 CLI.
+//!
+//! Bombs: a tiny or small input claiming a huge output, per codec, must fail with
+//! `DecompressedTooLarge` after allocating about the limit, not the claim. A counting global
+//! allocator (this binary only) measures what each decompression allocates.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use bytes::Bytes;
+use kafka_wire::records::*;
+
+struct Counting;
+
+thread_local! {
+    static ALLOCATED: Cell<usize> = const { Cell::new(0) };
+}
+
+fn count(n: usize) {
+    let _ = ALLOCATED.try_with(|c| c.set(c.get() + n));
+}
+
+// SAFETY: every method forwards to `System` unchanged; counting touches no memory it returns.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count(layout.size());
+        // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        count(layout.size());
+        // SAFETY: as above.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: as above.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count(new_size);
+        // SAFETY: as above.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn measure<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let before = ALLOCATED.with(Cell::get);
+    let out = f();
+    (out, ALLOCATED.with(Cell::get) - before)
+}
+
+fn hex(s: &str) -> Vec<u8> {
+    let s: String = s.split_whitespace().collect();
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+const MIB: usize = 1 << 20;
+
+#[test]
+fn gzip_hello_from_the_jdk() {
+    let jdk = hex("1f8b08000000000000ff cb48cdc9c90700 86a61036 05000000");
+    assert_eq!(
+        decompress(Compression::Gzip, 2, &jdk, MIB).unwrap(),
+        b"hello"
+    );
+    // Our writer's header is the JDK's (MTIME 0, OS 255); zlib's default level gives the
+    // same deflate bytes here.
+    assert_eq!(compress(Compression::Gzip, 2, b"hello", None).unwrap(), jdk);
+    // Two members and trailing garbage: both members read, the garbage ignored (as the JDK).
+    let mut two = jdk.clone();
+    two.extend_from_slice(&jdk);
+    two.extend_from_slice(b"xyz");
+    assert_eq!(
+        decompress(Compression::Gzip, 2, &two, MIB).unwrap(),
+        b"hellohello"
+    );
+}
+
+#[test]
+fn snappy_xerial_and_raw() {
+    let xerial = hex("82534e4150505900 00000001 00000001 00000007 0510 68656c6c6f");
+    assert_eq!(
+        decompress(Compression::Snappy, 2, &xerial, MIB).unwrap(),
+        b"hello"
+    );
+    assert_eq!(
+        compress(Compression::Snappy, 2, b"hello", None).unwrap(),
+        xerial
+    );
+    // librdkafka writes one raw block; Java reads it too.
+    assert_eq!(
+        decompress(Compression::Snappy, 2, &hex("0510 68656c6c6f"), MIB).unwrap(),
+        b"hello"
+    );
+    // A 1-3 byte tail after the chunks is ignored, as snappy-java does.
+    let mut tail = xerial.clone();
+    tail.extend_from_slice(&[0, 0]);
+    assert_eq!(
+        decompress(Compression::Snappy, 2, &tail, MIB).unwrap(),
+        b"hello"
+    );
+    // Empty input is an error.
+    assert!(decompress(Compression::Snappy, 2, &[], MIB).is_err());
+    // The official snappy framing format is not Kafka's: not accepted as xerial, and not a
+    // valid raw block either.
+    let framed = hex("ff060000734e6150705900");
+    assert!(decompress(Compression::Snappy, 2, &framed, MIB).is_err());
+    // Chunks of at most 32 KiB of input.
+    let big = vec![7u8; 100_000];
+    let c = compress(Compression::Snappy, 2, &big, None).unwrap();
+    assert_eq!(decompress(Compression::Snappy, 2, &c, MIB).unwrap(), big);
+}
+
+#[test]
+fn lz4_kafka_frames() {
+    let c = compress(Compression::Lz4, 2, b"hello hello hello hello", None).unwrap();
+    assert_eq!(&c[..7], hex("04224d18604082"));
+    assert_eq!(&c[c.len() - 4..], [0, 0, 0, 0]);
+    let c0 = compress(Compression::Lz4, 0, b"hello", None).unwrap();
+    assert_eq!(&c0[..7], hex("04224d1860401a"));
+    // The magic-0 checksum is ignored for magic 0 and refused for magic 1 and 2.
+    assert_eq!(decompress(Compression::Lz4, 0, &c0, MIB).unwrap(), b"hello");
+    assert!(decompress(Compression::Lz4, 2, &c0, MIB).is_err());
+    assert_eq!(
+        decompress(Compression::Lz4, 2, &c, MIB).unwrap(),
+        b"hello hello hello hello"
+    );
+    // A stored (uncompressed) block, bit 31 of the size; bytes after the end mark ignored.
+    let stored = hex("04224d18604082 05000080 68656c6c6f 00000000 deadbeef");
+    assert_eq!(
+        decompress(Compression::Lz4, 2, &stored, MIB).unwrap(),
+        b"hello"
+    );
+    // Linked blocks (FLG 0x40) are refused, as in Java.
+    let linked = hex("04224d18404082 05000080 68656c6c6f 00000000");
+    assert!(decompress(Compression::Lz4, 2, &linked, MIB).is_err());
+}
+
+#[test]
+fn zstd_frames() {
+    let data = b"zstd zstd zstd zstd".repeat(100);
+    let c = compress(Compression::Zstd, 2, &data, None).unwrap();
+    assert_eq!(&c[..4], [0x28, 0xb5, 0x2f, 0xfd]);
+    assert_eq!(decompress(Compression::Zstd, 2, &c, MIB).unwrap(), data);
+    // Concatenated frames are read, as libzstd does for Java.
+    let mut two = c.clone();
+    two.extend_from_slice(&c);
+    assert_eq!(
+        decompress(Compression::Zstd, 2, &two, 4 * MIB)
+            .unwrap()
+            .len(),
+        2 * data.len()
+    );
+}
+
+#[test]
+fn compressed_batches_round_trip() {
+    for codec in [
+        Compression::Gzip,
+        Compression::Snappy,
+        Compression::Lz4,
+        Compression::Zstd,
+    ] {
+        let mut b = BatchBuilder::new(5);
+        b.compression(codec);
+        for i in 0..500u32 {
+            b.append(
+                1_000 + i64::from(i),
+                None,
+                Some(format!("value {i}").as_bytes()),
+                &[],
+            );
+        }
+        let bytes = b.build().unwrap();
+        let batch = Batches::new(bytes, ReadOptions::default())
+            .next()
+            .unwrap()
+            .unwrap();
+        assert_eq!(batch.header().compression(), Ok(codec));
+        let recs = batch.records().unwrap();
+        assert!(recs.is_decompressed());
+        let rs: Vec<_> = recs.iter().map(Result::unwrap).collect();
+        assert_eq!(rs.len(), 500);
+        assert_eq!(rs[499].offset, 504);
+        assert_eq!(rs[499].value, Some(&b"value 499"[..]));
+        // Trailing bytes inside the decompressed records are Java's "records still remaining".
+        let mut inner = Vec::new();
+        let mut plain = BatchBuilder::new(0);
+        plain.append(1, None, Some(b"x"), &[]);
+        inner.extend_from_slice(&plain.build().unwrap()[61..]);
+        inner.push(0);
+        let packed = compress(codec, 2, &inner, None).unwrap();
+        let mut raw = plain_header(codec, 1);
+        raw.extend_from_slice(&packed);
+        fix_len_and_crc(&mut raw);
+        let batch = Batches::new(Bytes::from(raw), ReadOptions::default())
+            .next()
+            .unwrap()
+            .unwrap();
+        let recs = batch.records().unwrap();
+        let e = recs.iter().find_map(Result::err).unwrap();
+        assert_eq!(e.kind(), &RecordsErrorKind::RecordsRemaining);
+        assert!(e.in_decompressed());
+    }
+}
+
+fn plain_header(codec: Compression, count: i32) -> Vec<u8> {
+    let mut h = vec![0u8; 61];
+    h[12..16].copy_from_slice(&(-1i32).to_be_bytes());
+    h[16] = 2;
+    h[22] = codec.id();
+    h[43..61].copy_from_slice(&[0xff; 18]);
+    h[57..61].copy_from_slice(&count.to_be_bytes());
+    h
+}
+
+fn fix_len_and_crc(b: &mut [u8]) {
+    let len = (b.len() - 12) as i32;
+    b[8..12].copy_from_slice(&len.to_be_bytes());
+    let crc = crc32c(&b[21..]);
+    b[17..21].copy_from_slice(&crc.to_be_bytes());
+}
+
+/// A gzip member of 1 MiB of zeros, repeated: `members` MiB claimed.
+fn gzip_bomb(members: usize) -> Vec<u8> {
+    let one = compress(Compression::Gzip, 2, &vec![0u8; MIB], Some(9)).unwrap();
+    one.repeat(members)
+}
+
+/// zstd: one frame of RLE blocks, 4 bytes per 128 KiB of output.
+fn zstd_bomb(blocks: usize) -> Vec<u8> {
+    // Magic, frame header descriptor 0 (window descriptor follows, no content size),
+    // window 2^17 = 128 KiB.
+    let mut f = vec![0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x38];
+    for i in 0..blocks {
+        let last = u32::from(i + 1 == blocks);
+        let h = (131_072u32 << 3) | (1 << 1) | last; // RLE block of 128 KiB
+        f.extend_from_slice(&h.to_le_bytes()[..3]);
+        f.push(0);
+    }
+    f
+}
+
+/// lz4: Kafka's frame with `blocks` 64 KiB blocks of zeros.
+fn lz4_bomb(blocks: usize) -> Vec<u8> {
+    let one = compress(Compression::Lz4, 2, &vec![0u8; 64 * 1024], None).unwrap();
+    let block = &one[7..one.len() - 4];
+    let mut f = one[..7].to_vec();
+    for _ in 0..blocks {
+        f.extend_from_slice(block);
+    }
+    f.extend_from_slice(&[0; 4]);
+    f
+}
+
+/// snappy: a xerial stream of `chunks` chunks of 32 KiB of zeros.
+fn snappy_bomb(chunks: usize) -> Vec<u8> {
+    let one = compress(Compression::Snappy, 2, &vec![0u8; 32 * 1024], None).unwrap();
+    let mut f = one[..16].to_vec();
+    for _ in 0..chunks {
+        f.extend_from_slice(&one[16..]);
+    }
+    f
+}
+
+fn assert_bomb_stopped(codec: Compression, input: &[u8], claimed: usize, limit: usize) {
+    let (r, allocated) = measure(|| decompress(codec, 2, input, limit));
+    assert_eq!(
+        r.unwrap_err(),
+        RecordsErrorKind::DecompressedTooLarge { limit },
+        "{codec}: {} input bytes claiming {claimed}",
+        input.len()
+    );
+    assert!(
+        allocated <= 4 * limit + 256 * 1024,
+        "{codec}: allocated {allocated} bytes for a limit of {limit}"
+    );
+}
+
+#[test]
+fn bombs_stop_at_the_limit() {
+    let limit = MIB;
+    // gzip: 1 GiB claimed by 1024 members (deflate's ratio is at most ~1000:1).
+    let g = gzip_bomb(1024);
+    assert_bomb_stopped(Compression::Gzip, &g, 1 << 30, limit);
+    // zstd: 1 GiB claimed by 32 KiB of input.
+    let z = zstd_bomb(8192);
+    assert!(z.len() < 33 * 1024);
+    assert_bomb_stopped(Compression::Zstd, &z, 1 << 30, limit);
+    // lz4: 256 MiB claimed by ~1 MiB (lz4's ratio is at most ~255:1).
+    let l = lz4_bomb(4096);
+    assert_bomb_stopped(Compression::Lz4, &l, 256 << 20, limit);
+    // snappy xerial: 256 MiB claimed.
+    let s = snappy_bomb(8192);
+    assert_bomb_stopped(Compression::Snappy, &s, 256 << 20, limit);
+    // snappy raw: a 6-byte block whose preamble claims 1 GiB, refused before allocating.
+    let raw = [0x80, 0x80, 0x80, 0x80, 0x04, 0x00];
+    assert_bomb_stopped(Compression::Snappy, &raw, 1 << 30, limit);
+    // Under the limit, the same streams decompress.
+    assert_eq!(
+        decompress(Compression::Zstd, 2, &zstd_bomb(4), MIB)
+            .unwrap()
+            .len(),
+        512 * 1024
+    );
+    assert_eq!(
+        decompress(Compression::Gzip, 2, &gzip_bomb(1), MIB)
+            .unwrap()
+            .len(),
+        MIB
+    );
+}
+
+#[test]
+fn bomb_in_a_batch_with_the_default_limit() {
+    let mut raw = plain_header(Compression::Zstd, 1);
+    raw.extend_from_slice(&zstd_bomb(8192));
+    fix_len_and_crc(&mut raw);
+    let batch = Batches::new(Bytes::from(raw), ReadOptions::default())
+        .next()
+        .unwrap()
+        .unwrap();
+    let (r, allocated) = measure(|| batch.records().map(|_| ()));
+    let e = r.unwrap_err();
+    assert_eq!(
+        e.kind(),
+        &RecordsErrorKind::DecompressedTooLarge {
+            limit: DEFAULT_MAX_DECOMPRESSED_SIZE
+        }
+    );
+    assert_eq!((e.offset(), e.batch()), (61, 0));
+    assert!(
+        allocated <= 4 * DEFAULT_MAX_DECOMPRESSED_SIZE,
+        "{allocated}"
+    );
+}
+
+#[test]
+fn legacy_wrapper_rules() {
+    // A magic-1 wrapper built by hand: inner messages with relative offsets 0 and 1, the
+    // wrapper at absolute offset 11, so the inner ones are 10 and 11.
+    fn legacy(
+        offset: i64,
+        magic: u8,
+        attrs: u8,
+        ts: i64,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+    ) -> Vec<u8> {
+        let mut body = vec![magic, attrs];
+        if magic == 1 {
+            body.extend_from_slice(&ts.to_be_bytes());
+        }
+        for f in [key, value] {
+            match f {
+                None => body.extend_from_slice(&(-1i32).to_be_bytes()),
+                Some(b) => {
+                    body.extend_from_slice(&(b.len() as i32).to_be_bytes());
+                    body.extend_from_slice(b);
+                }
+            }
+        }
+        let crc = crc32(&body);
+        let mut m = offset.to_be_bytes().to_vec();
+        m.extend_from_slice(&((body.len() + 4) as i32).to_be_bytes());
+        m.extend_from_slice(&crc.to_be_bytes());
+        m.extend_from_slice(&body);
+        m
+    }
+    let mut inner = legacy(0, 1, 0, 100, None, Some(b"a"));
+    inner.extend_from_slice(&legacy(1, 1, 0, 200, Some(b"k"), Some(b"b")));
+    let packed = compress(Compression::Gzip, 1, &inner, None).unwrap();
+    let wrapper = legacy(11, 1, 1, 200, None, Some(&packed));
+    let batch = Batches::new(Bytes::from(wrapper.clone()), ReadOptions::default())
+        .next()
+        .unwrap()
+        .unwrap();
+    let recs = batch.records().unwrap();
+    let rs: Vec<_> = recs.iter().map(Result::unwrap).collect();
+    assert_eq!(rs.iter().map(|r| r.offset).collect::<Vec<_>>(), [10, 11]);
+    assert_eq!(
+        rs.iter().map(|r| r.timestamp).collect::<Vec<_>>(),
+        [100, 200]
+    );
+    assert_eq!(rs[1].key, Some(&b"k"[..]));
+
+    // LogAppendTime wrapper: every inner message takes the wrapper's timestamp.
+    let wrapper = legacy(11, 1, 1 | 8, 999, None, Some(&packed));
+    let batch = Batches::new(Bytes::from(wrapper), ReadOptions::default())
+        .next()
+        .unwrap()
+        .unwrap();
+    let recs = batch.records().unwrap();
+    assert!(recs.iter().all(|r| r.unwrap().timestamp == 999));
+
+    // Wrapper offset below the last inner offset.
+    let mut inner3 = inner.clone();
+    inner3.extend_from_slice(&legacy(5, 1, 0, 1, None, Some(b"c")));
+    let p3 = compress(Compression::Gzip, 1, &inner3, None).unwrap();
+    let w = legacy(3, 1, 1, 1, None, Some(&p3));
+    let batch = Batches::new(Bytes::from(w), ReadOptions::default())
+        .next()
+        .unwrap()
+        .unwrap();
+    assert!(matches!(
+        batch.records().unwrap_err().kind(),
+        RecordsErrorKind::LegacyWrapperOffset {
+            wrapper: 3,
+            last_inner: 5
+        }
+    ));
+
+    // Null wrapper value, compressed inner message, zstd in magic 1, empty inner set.
+    let w = legacy(0, 1, 1, 1, None, None);
+    let batch = Batches::new(Bytes::from(w), ReadOptions::default())
+        .next()
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        batch.records().unwrap_err().kind(),
+        &RecordsErrorKind::LegacyWrapperNullValue
+    );
+    let nested = legacy(0, 1, 1, 1, None, Some(b"x"));
+    let w = legacy(
+        0,
+        1,
+        1,
+        1,
+        None,
+        Some(&compress(Compression::Gzip, 1, &nested, None).unwrap()),
+    );
+    let batch = Batches::new(Bytes::from(w), ReadOptions::default())
+        .next()
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        batch.records().unwrap_err().kind(),
+        &RecordsErrorKind::LegacyInnerCompressed
+    );
+    let w = legacy(0, 1, 4, 1, None, Some(b"x"));
+    let batch = Batches::new(Bytes::from(w), ReadOptions::default())
+        .next()
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        batch.records().unwrap_err().kind(),
+        &RecordsErrorKind::ZstdInLegacyMessage(1)
+    );
+    let w = legacy(
+        0,
+        1,
+        1,
+        1,
+        None,
+        Some(&compress(Compression::Gzip, 1, b"", None).unwrap()),
+    );
+    let batch = Batches::new(Bytes::from(w), ReadOptions::default())
+        .next()
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        batch.records().unwrap_err().kind(),
+        &RecordsErrorKind::LegacyWrapperEmpty
+    );
+
+    // Legacy CRC-32 corruption.
+    let mut m = legacy(0, 0, 0, 0, None, Some(b"hello"));
+    let n = m.len();
+    m[n - 1] ^= 1;
+    let e = Batches::new(Bytes::from(m), ReadOptions::default())
+        .next()
+        .unwrap()
+        .unwrap_err();
+    assert!(matches!(e.kind(), RecordsErrorKind::CrcMismatch { .. }));
+    assert_eq!(e.offset(), 12);
+}
