@@ -19,6 +19,9 @@
 //! assert_eq!(codec.decode(&mut buf).unwrap(), None);
 //! ```
 //!
+//! To read and write decoded requests and responses instead of bytes, use the codecs of
+//! [`typed`](crate::typed), which are built on this one.
+//!
 //! [`frame::decode_request`]: crate::frame::decode_request
 //! [`frame::decode_response`]: crate::frame::decode_response
 //! [`frame::encode_request`]: crate::frame::encode_request
@@ -30,6 +33,9 @@ use bytes::{Bytes, BytesMut};
 /// The `tokio_util` traits [`FrameCodec`] implements, re-exported so that callers name the
 /// same `tokio_util` version.
 pub use tokio_util::codec::{Decoder, Encoder};
+/// `tokio_util`'s adapters from a socket to a stream and sink of frames, re-exported so that a
+/// tokio user needs no `tokio_util` dependency of their own.
+pub use tokio_util::codec::{Framed, FramedRead, FramedWrite};
 
 use crate::error::{DecodeError, EncodeError, EncodeErrorKind};
 use crate::frame::{frame_len, DEFAULT_MAX_FRAME_SIZE};

@@ -613,6 +613,57 @@ macro_rules! apis {
                 self.to_vec().map($crate::__private::Bytes::from)
             }
         }
+
+        impl $crate::__private::kafka_wire::typed::TypedRequest for RequestFrame {
+            fn decode_frame(
+                frame: &$crate::__private::Bytes,
+                max_size: usize,
+            ) -> Result<Self, $crate::__private::DecodeError> {
+                RequestFrame::decode_with_max(frame, max_size)
+            }
+
+            fn encode_frame(
+                &self,
+                buf: &mut $crate::__private::BytesMut,
+            ) -> Result<(), $crate::__private::EncodeError> {
+                self.encode(buf)
+            }
+
+            fn request_header(&self) -> &$crate::__private::RequestHeader {
+                &self.header
+            }
+        }
+
+        impl $crate::__private::kafka_wire::typed::TypedResponse for ResponseFrame {
+            /// Decodes with the ApiVersions fallback of
+            /// [`decode_with_fallback`](ResponseFrame::decode_with_fallback).
+            fn decode_frame(
+                frame: &$crate::__private::Bytes,
+                api_key: i16,
+                version: $crate::__private::Version,
+                max_size: usize,
+            ) -> Result<Self, $crate::__private::DecodeError> {
+                let api = ApiKey::from_i16(api_key).ok_or_else(|| {
+                    $crate::__private::DecodeError::new(
+                        $crate::__private::DecodeErrorKind::UnknownApiKey(api_key),
+                        0,
+                    )
+                    .in_field("api_key")
+                })?;
+                ResponseFrame::decode_with_fallback(frame, api, version, max_size)
+            }
+
+            fn encode_frame(
+                &self,
+                buf: &mut $crate::__private::BytesMut,
+            ) -> Result<(), $crate::__private::EncodeError> {
+                self.encode(buf)
+            }
+
+            fn correlation_id(&self) -> i32 {
+                self.header.correlation_id
+            }
+        }
     };
 }
 

@@ -45,7 +45,7 @@ pub use dispatch::{ApiKey, RequestBody, RequestFrame, ResponseBody, ResponseFram
 /// What [`apis!`] expands to refers to, so that callers need no imports of their own.
 #[doc(hidden)]
 pub mod __private {
-    pub use bytes::{BufMut, Bytes};
+    pub use bytes::{BufMut, Bytes, BytesMut};
     pub use core::fmt;
     pub use kafka_wire;
     pub use kafka_wire::frame::{self, DEFAULT_MAX_FRAME_SIZE};

@@ -1,0 +1,275 @@
+//! Whole request and response frames as types, and (feature `tokio`) `tokio_util` codecs that
+//! carry them instead of raw [`Bytes`].
+//!
+//! [`TypedRequest`] and [`TypedResponse`] are what a frame type offers a codec; the
+//! `RequestFrame` and `ResponseFrame` that `kafka_wire_messages::apis!` declares (the shipped
+//! ones and a user's own) implement them. On a socket:
+//!
+//! - a broker reads requests and writes responses with [`ServerCodec`];
+//! - a client writes requests and reads responses with [`ClientCodec`], which remembers the
+//!   API key and version of every request in flight by correlation id, so each response is
+//!   decoded without the caller tracking them.
+//!
+//! Both split the stream with [`FrameCodec`](crate::codec::FrameCodec), so the size prefix is
+//! checked against the maximum frame size before a frame is buffered. A tokio program needs
+//! two crates besides this one: `tokio` (sockets and runtime) and `futures-util` (the
+//! `SinkExt`/`StreamExt` methods of [`Framed`](crate::codec::Framed)); `tokio_util` is
+//! re-exported as [`codec`](crate::codec).
+
+use bytes::{Bytes, BytesMut};
+
+use crate::error::{DecodeError, EncodeError};
+use crate::{RequestHeader, Version};
+
+/// A whole request frame type: decoded from a frame (size prefix included) whose API it
+/// picks from the header, and encoded back with its size prefix.
+pub trait TypedRequest: Sized {
+    /// Decodes a whole frame, rejecting a size prefix above `max_size`.
+    fn decode_frame(frame: &Bytes, max_size: usize) -> Result<Self, DecodeError>;
+    /// Appends the whole frame, size prefix included.
+    fn encode_frame(&self, buf: &mut BytesMut) -> Result<(), EncodeError>;
+    /// The request header (API key, version and correlation id).
+    fn request_header(&self) -> &RequestHeader;
+}
+
+/// A whole response frame type, decoded knowing the API key and version of the request it
+/// answers (which a response does not carry).
+pub trait TypedResponse: Sized {
+    /// Decodes a whole frame answering a request of `api_key` at `version`, rejecting a size
+    /// prefix above `max_size`.
+    fn decode_frame(
+        frame: &Bytes,
+        api_key: i16,
+        version: Version,
+        max_size: usize,
+    ) -> Result<Self, DecodeError>;
+    /// Appends the whole frame, size prefix included.
+    fn encode_frame(&self, buf: &mut BytesMut) -> Result<(), EncodeError>;
+    /// The correlation id of the request this answers.
+    fn correlation_id(&self) -> i32;
+}
+
+#[cfg(feature = "tokio")]
+pub use self::codecs::*;
+
+#[cfg(feature = "tokio")]
+mod codecs {
+    use std::marker::PhantomData;
+
+    use bytes::{Bytes, BytesMut};
+
+    use super::{TypedRequest, TypedResponse};
+    use crate::codec::{CodecError, Decoder, Encoder, FrameCodec};
+    use crate::correlation::{CorrelationTracker, TrackError};
+    use crate::error::{DecodeError, EncodeError, EncodeErrorKind};
+    use crate::frame::{peek_response, RequestPeek};
+
+    /// Why a typed codec failed. After any of these the connection is out of step and should
+    /// be closed.
+    #[derive(Debug, thiserror::Error)]
+    #[non_exhaustive]
+    pub enum StreamError {
+        /// Splitting or writing the byte stream failed (I/O, a bad size prefix, a frame above
+        /// the maximum size).
+        #[error(transparent)]
+        Codec(#[from] CodecError),
+        /// A response could not be decoded.
+        #[error("cannot decode response: {0}")]
+        Decode(#[from] DecodeError),
+        /// A frame could not be encoded.
+        #[error("cannot encode frame: {0}")]
+        Encode(#[from] EncodeError),
+        /// A request reused a correlation id in flight, or a response answered none.
+        #[error(transparent)]
+        Correlation(#[from] TrackError),
+    }
+
+    impl From<std::io::Error> for StreamError {
+        fn from(e: std::io::Error) -> Self {
+            StreamError::Codec(CodecError::Io(e))
+        }
+    }
+
+    /// Encodes `frame` into `dst`, refusing one above `max` (the peer would reject it).
+    fn put(
+        dst: &mut BytesMut,
+        max: usize,
+        encode: impl FnOnce(&mut BytesMut) -> Result<(), EncodeError>,
+    ) -> Result<(), StreamError> {
+        let start = dst.len();
+        if let Err(e) = encode(dst) {
+            dst.truncate(start);
+            return Err(e.into());
+        }
+        if dst.len() - start - 4 > max {
+            dst.truncate(start);
+            return Err(EncodeError::new(EncodeErrorKind::InvalidValue(
+                "frame larger than the maximum frame size",
+            ))
+            .in_part("size")
+            .into());
+        }
+        Ok(())
+    }
+
+    /// A request that is well framed but does not decode (unknown API key, unsupported
+    /// version, bad body): the stream stays usable, and a broker can still answer it (Kafka
+    /// answers an ApiVersions request at an unsupported version with an
+    /// UNSUPPORTED_VERSION v0 response carrying the request's correlation id).
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Undecodable {
+        /// The whole frame, size prefix included.
+        pub frame: Bytes,
+        /// Why it did not decode.
+        pub error: DecodeError,
+    }
+
+    /// The broker side of a connection: decodes requests of type `Req`, encodes responses of
+    /// type `Resp`.
+    ///
+    /// Each item is `Ok(request)`, or `Err(Undecodable)` for a frame that was split correctly
+    /// but does not decode; only framing and I/O failures end the stream.
+    #[derive(Debug)]
+    pub struct ServerCodec<Req, Resp> {
+        frames: FrameCodec,
+        types: PhantomData<fn(Resp) -> Req>,
+    }
+
+    impl<Req, Resp> ServerCodec<Req, Resp> {
+        /// A codec with Kafka's default maximum frame size.
+        pub fn new() -> Self {
+            Self::with_frame_codec(FrameCodec::new())
+        }
+
+        /// A codec splitting frames with `frames` (and its maximum frame size).
+        pub fn with_frame_codec(frames: FrameCodec) -> Self {
+            ServerCodec {
+                frames,
+                types: PhantomData,
+            }
+        }
+    }
+
+    impl<Req, Resp> Default for ServerCodec<Req, Resp> {
+        fn default() -> Self {
+            Self::new()
+        }
+    }
+
+    impl<Req: TypedRequest, Resp> Decoder for ServerCodec<Req, Resp> {
+        type Item = Result<Req, Undecodable>;
+        type Error = StreamError;
+
+        fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Self::Item>, StreamError> {
+            let Some(frame) = self.frames.decode(src)? else {
+                return Ok(None);
+            };
+            let max = self.frames.max_frame_size();
+            Ok(Some(
+                Req::decode_frame(&frame, max).map_err(|error| Undecodable { frame, error }),
+            ))
+        }
+    }
+
+    impl<Req, Resp: TypedResponse> Encoder<Resp> for ServerCodec<Req, Resp> {
+        type Error = StreamError;
+
+        fn encode(&mut self, item: Resp, dst: &mut BytesMut) -> Result<(), StreamError> {
+            let max = self.frames.max_frame_size();
+            put(dst, max, |b| item.encode_frame(b))
+        }
+    }
+
+    impl<Req, Resp> Encoder<Bytes> for ServerCodec<Req, Resp> {
+        type Error = StreamError;
+
+        /// Writes an already encoded whole frame (an answer built by hand).
+        fn encode(&mut self, frame: Bytes, dst: &mut BytesMut) -> Result<(), StreamError> {
+            Ok(self.frames.encode(frame, dst)?)
+        }
+    }
+
+    /// The client side of a connection: encodes requests of type `Req`, decodes responses of
+    /// type `Resp`, matching each response to its request by correlation id.
+    ///
+    /// Encoding a request records its API key and version before the bytes are handed to the
+    /// socket, so the response cannot arrive first. Requests that get no response (Produce
+    /// with `acks = 0`) must not go through this codec.
+    #[derive(Debug)]
+    pub struct ClientCodec<Req, Resp> {
+        frames: FrameCodec,
+        in_flight: CorrelationTracker<RequestPeek>,
+        types: PhantomData<fn(Req) -> Resp>,
+    }
+
+    impl<Req, Resp> ClientCodec<Req, Resp> {
+        /// A codec with Kafka's default maximum frame size.
+        pub fn new() -> Self {
+            Self::with_frame_codec(FrameCodec::new())
+        }
+
+        /// A codec splitting frames with `frames` (and its maximum frame size).
+        pub fn with_frame_codec(frames: FrameCodec) -> Self {
+            ClientCodec {
+                frames,
+                in_flight: CorrelationTracker::new(),
+                types: PhantomData,
+            }
+        }
+
+        /// The requests still waiting for a response.
+        pub fn in_flight(&self) -> &CorrelationTracker<RequestPeek> {
+            &self.in_flight
+        }
+    }
+
+    impl<Req, Resp> Default for ClientCodec<Req, Resp> {
+        fn default() -> Self {
+            Self::new()
+        }
+    }
+
+    impl<Req: TypedRequest, Resp> Encoder<Req> for ClientCodec<Req, Resp> {
+        type Error = StreamError;
+
+        fn encode(&mut self, item: Req, dst: &mut BytesMut) -> Result<(), StreamError> {
+            let h = item.request_header();
+            let peek = RequestPeek {
+                api_key: h.request_api_key,
+                api_version: h.request_api_version,
+                correlation_id: h.correlation_id,
+            };
+            // Tracked before the bytes exist, so a fast answer always finds its request.
+            self.in_flight.track(peek.correlation_id, peek)?;
+            let max = self.frames.max_frame_size();
+            if let Err(e) = put(dst, max, |b| item.encode_frame(b)) {
+                self.in_flight.complete(peek.correlation_id);
+                return Err(e);
+            }
+            Ok(())
+        }
+    }
+
+    impl<Req, Resp: TypedResponse> Decoder for ClientCodec<Req, Resp> {
+        type Item = Resp;
+        type Error = StreamError;
+
+        fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Resp>, StreamError> {
+            let Some(frame) = self.frames.decode(src)? else {
+                return Ok(None);
+            };
+            let correlation_id = peek_response(&frame)?;
+            let sent = self
+                .in_flight
+                .complete(correlation_id)
+                .ok_or(TrackError::Unmatched(correlation_id))?;
+            let max = self.frames.max_frame_size();
+            Ok(Some(Resp::decode_frame(
+                &frame,
+                sent.api_key,
+                sent.api_version,
+                max,
+            )?))
+        }
+    }
+}
