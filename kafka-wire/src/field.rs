@@ -77,6 +77,33 @@ pub trait Field: Sized {
 
     /// Reads a value.
     fn read(r: &mut Reader<'_>, cx: Cx) -> Result<Self, DecodeError>;
+
+    /// The fewest bytes a successful [`read`](Self::read) at `cx` consumes (an empty string or
+    /// array is its length prefix; a struct is the sum over the fields `cx.version` has, plus
+    /// its tagged-field count when flexible).
+    ///
+    /// An array rejects, before reserving anything, a count whose elements could not fit in
+    /// the bytes left at this size each, and reserves exactly the count otherwise: this is
+    /// what ties a decode's memory to the input (see [`alloc_ratio`](Self::alloc_ratio)). It
+    /// must never exceed what `read` consumes, or valid input would be rejected; the default,
+    /// 0, is always safe, only looser.
+    #[inline(always)]
+    fn min_size(cx: Cx) -> usize {
+        let _ = cx;
+        0
+    }
+
+    /// The most bytes a [`read`](Self::read) at `cx` allocates per input byte it consumes,
+    /// rounded up: for an array, `size_of::<T>() / max(1, T::min_size)` or its elements' own
+    /// ratio, whichever is larger; for a struct, the largest ratio of its fields (and of its
+    /// unknown tagged fields when flexible). A decode of `n` bytes allocates at most
+    /// `k·n + c` bytes where `k` is the message's ratio (see the crate's documentation on
+    /// resource limits). The default, 0, is right for a type that allocates nothing.
+    #[inline]
+    fn alloc_ratio(cx: Cx) -> usize {
+        let _ = cx;
+        0
+    }
 }
 
 /// A [`Field`] that Kafka lets be null (string, bytes, records, array, struct), so that
@@ -100,6 +127,14 @@ pub trait NullableField: Field {
     /// Reads a value or the null marker (`None`); whether null is allowed is checked by the
     /// caller.
     fn read_nullable(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Self>, DecodeError>;
+
+    /// The fewest bytes [`read_nullable`](Self::read_nullable) consumes at `cx`, the null
+    /// marker included (see [`Field::min_size`]). The default, 0, is always safe.
+    #[inline(always)]
+    fn min_size_nullable(cx: Cx) -> usize {
+        let _ = cx;
+        0
+    }
 }
 
 impl<T: NullableField> Field for Option<T> {
@@ -119,6 +154,16 @@ impl<T: NullableField> Field for Option<T> {
     #[inline]
     fn size(&self, cx: Cx) -> usize {
         T::size_nullable(self.as_ref(), cx)
+    }
+
+    #[inline(always)]
+    fn min_size(cx: Cx) -> usize {
+        T::min_size_nullable(cx)
+    }
+
+    #[inline]
+    fn alloc_ratio(cx: Cx) -> usize {
+        T::alloc_ratio(cx)
     }
 
     #[inline(always)]
@@ -153,6 +198,10 @@ macro_rules! fixed_field {
             fn read(r: &mut Reader<'_>, _cx: Cx) -> Result<Self, DecodeError> {
                 r.$read()
             }
+            #[inline(always)]
+            fn min_size(_cx: Cx) -> usize {
+                $n
+            }
         }
     };
 }
@@ -174,6 +223,10 @@ impl Field for bool {
     }
     #[inline(always)]
     fn size(&self, _cx: Cx) -> usize {
+        1
+    }
+    #[inline(always)]
+    fn min_size(_cx: Cx) -> usize {
         1
     }
     #[inline]
@@ -207,6 +260,10 @@ impl Field for Uuid {
     fn read(r: &mut Reader<'_>, _cx: Cx) -> Result<Self, DecodeError> {
         r.read_array::<16>().map(Uuid::from_bytes)
     }
+    #[inline(always)]
+    fn min_size(_cx: Cx) -> usize {
+        16
+    }
 }
 
 // ---- length prefixes -------------------------------------------------------------------
@@ -235,6 +292,17 @@ fn prefix_size(p: Prefix, len: Option<usize>, compact: bool) -> usize {
             Prefix::I16 => 2,
             Prefix::I32 => 4,
         }
+    }
+}
+
+/// The size of an empty (or null) value's prefix: the fewest bytes a length-prefixed value
+/// takes.
+#[inline(always)]
+const fn empty_prefix(p: Prefix, compact: bool) -> usize {
+    match (compact, p) {
+        (true, _) => 1,
+        (false, Prefix::I16) => 2,
+        (false, Prefix::I32) => 4,
     }
 }
 
@@ -390,6 +458,10 @@ impl Field for Str {
         let at = r.position();
         read_str(r, cx)?.ok_or_else(|| null_error(cx, at))
     }
+    #[inline(always)]
+    fn min_size(cx: Cx) -> usize {
+        empty_prefix(Prefix::I16, cx.compact)
+    }
 }
 
 impl NullableField for Str {
@@ -414,6 +486,10 @@ impl NullableField for Str {
     fn read_nullable(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Self>, DecodeError> {
         read_str(r, cx)
     }
+    #[inline(always)]
+    fn min_size_nullable(cx: Cx) -> usize {
+        empty_prefix(Prefix::I16, cx.compact)
+    }
 }
 
 impl Field for String {
@@ -426,6 +502,13 @@ impl Field for String {
     }
     fn read(r: &mut Reader<'_>, cx: Cx) -> Result<Self, DecodeError> {
         Str::read(r, cx).map(String::from)
+    }
+    fn min_size(cx: Cx) -> usize {
+        empty_prefix(Prefix::I16, cx.compact)
+    }
+    /// The string is copied: one byte per byte.
+    fn alloc_ratio(_cx: Cx) -> usize {
+        1
     }
 }
 
@@ -448,6 +531,9 @@ impl NullableField for String {
     fn read_nullable(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Self>, DecodeError> {
         Ok(read_str(r, cx)?.map(String::from))
     }
+    fn min_size_nullable(cx: Cx) -> usize {
+        empty_prefix(Prefix::I16, cx.compact)
+    }
 }
 
 // ---- bytes and records ------------------------------------------------------------------
@@ -466,6 +552,10 @@ impl Field for Bytes {
     fn read(r: &mut Reader<'_>, cx: Cx) -> Result<Self, DecodeError> {
         let at = r.position();
         Self::read_nullable(r, cx)?.ok_or_else(|| null_error(cx, at))
+    }
+    #[inline(always)]
+    fn min_size(cx: Cx) -> usize {
+        empty_prefix(Prefix::I32, cx.compact)
     }
 }
 
@@ -494,6 +584,10 @@ impl NullableField for Bytes {
             Some(n) => r.read_bytes(n).map(Some),
         }
     }
+    #[inline(always)]
+    fn min_size_nullable(cx: Cx) -> usize {
+        empty_prefix(Prefix::I32, cx.compact)
+    }
 }
 
 impl Field for Records {
@@ -506,6 +600,9 @@ impl Field for Records {
     }
     fn read(r: &mut Reader<'_>, cx: Cx) -> Result<Self, DecodeError> {
         Bytes::read(r, cx).map(Records)
+    }
+    fn min_size(cx: Cx) -> usize {
+        empty_prefix(Prefix::I32, cx.compact)
     }
 }
 
@@ -523,20 +620,31 @@ impl NullableField for Records {
     fn read_nullable(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Self>, DecodeError> {
         Ok(Bytes::read_nullable(r, cx)?.map(Records))
     }
+    fn min_size_nullable(cx: Cx) -> usize {
+        empty_prefix(Prefix::I32, cx.compact)
+    }
 }
 
 // ---- arrays -----------------------------------------------------------------------------
 
 /// The most bytes an array (or a tagged section) reserves ahead of decoding, per input byte
-/// left. A count can lie at each nesting level before anything fails, so this adds up over
-/// the levels; elements that are bigger than this per wire byte grow as they decode instead.
+/// left, for the metadata-driven decoder (the typed one reserves by minimum element size).
+#[cfg(feature = "json")]
 pub(crate) const RESERVE_PER_INPUT_BYTE: usize = 8;
 
 /// How many elements of `T` may be reserved ahead of decoding with `remaining` input bytes
 /// left (see [`RESERVE_PER_INPUT_BYTE`]).
 #[inline(always)]
+#[cfg(feature = "json")]
 pub(crate) fn reserve_limit<T>(remaining: usize) -> usize {
     remaining.saturating_mul(RESERVE_PER_INPUT_BYTE) / size_of::<T>().max(1)
+}
+
+/// `size_of::<T>()` per `min_size` wire bytes (at least 1), rounded up.
+#[inline]
+pub(crate) const fn ratio(in_memory: usize, min_size: usize) -> usize {
+    let m = if min_size == 0 { 1 } else { min_size };
+    in_memory.div_ceil(m)
 }
 
 /// `out.push(x)` with the growing out of line. With the call to `grow` on the same path,
@@ -575,6 +683,14 @@ impl<T: Field> Field for Vec<T> {
         let at = r.position();
         Self::read_nullable(r, cx)?.ok_or_else(|| null_error(cx, at))
     }
+    #[inline(always)]
+    fn min_size(cx: Cx) -> usize {
+        empty_prefix(Prefix::I32, cx.compact)
+    }
+    fn alloc_ratio(cx: Cx) -> usize {
+        let ecx = cx.element();
+        ratio(size_of::<T>(), T::min_size(ecx)).max(T::alloc_ratio(ecx))
+    }
 }
 
 impl<T: Field> NullableField for Vec<T> {
@@ -606,24 +722,75 @@ impl<T: Field> NullableField for Vec<T> {
             + v.map_or(0, |items| items.iter().map(|x| x.size(ecx)).sum::<usize>())
     }
 
+    #[inline(always)]
+    fn min_size_nullable(cx: Cx) -> usize {
+        empty_prefix(Prefix::I32, cx.compact)
+    }
+
     #[inline]
     fn read_nullable(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Self>, DecodeError> {
-        // read_prefix has already checked count <= remaining bytes (Kafka's "Tried to
-        // allocate a collection of size N" check). That alone does not bound memory: an
-        // element can be far bigger in memory than on the wire (a 3-byte topic is a ~96-byte
-        // struct), so reserving `n` elements would let a frame reserve ~100 times its size
-        // before its first element fails. Reserve at most RESERVE_PER_INPUT_BYTE bytes per
-        // byte left; past that the vector grows only as elements actually decode.
         let Some(n) = read_prefix(r, Prefix::I32, cx.compact)? else {
             return Ok(None);
         };
         let ecx = cx.element();
-        let mut out = Vec::with_capacity(n.min(reserve_limit::<T>(r.remaining())));
-        for i in 0..n {
-            push(&mut out, T::read(r, ecx).map_err(|e| e.at_index(i))?);
+        let min = T::min_size(ecx);
+        if min == 0 {
+            // Elements that may take no bytes claim none; Kafka's own check (no more
+            // elements than bytes left, in `read_prefix`) is the bound.
+            let mut out = Vec::with_capacity(n);
+            for i in 0..n {
+                push(&mut out, T::read(r, ecx).map_err(|e| e.at_index(i))?);
+            }
+            return Ok(Some(out));
         }
-        Ok(Some(out))
+        read_elements(r, ecx, n, min).map(Some)
     }
+}
+
+/// Reads `n` elements of at least `min` (> 0) bytes each.
+///
+/// The count is believed only as far as the input could hold that many elements at their
+/// smallest, after the bytes the enclosing arrays' later elements need at theirs
+/// (`Reader::claimed`): `cap` elements are reserved, so that lying counts, nested ones
+/// included, reserve no more than `T::alloc_ratio` bytes per input byte between them, and
+/// the vector never grows. A count above `cap` cannot decode: its elements and the
+/// enclosing arrays' later ones need more bytes than remain, so one of them will fail. The
+/// elements past `cap` are still read, so that the error is the one a plain reading finds
+/// (the field that ran out, at its offset), but they are dropped, and they claim every byte
+/// left, so that nothing nested in them reserves memory either.
+#[inline]
+fn read_elements<T: Field>(
+    r: &mut Reader<'_>,
+    ecx: Cx,
+    n: usize,
+    min: usize,
+) -> Result<Vec<T>, DecodeError> {
+    let saved = r.claimed;
+    let cap = n.min(r.unclaimed() / min);
+    let mut out = Vec::with_capacity(cap);
+    // Before element `i`, the elements after it are spoken for.
+    let mut claimed = saved.saturating_add(min.saturating_mul(n));
+    for i in 0..n {
+        r.claimed = if i < cap {
+            claimed -= min;
+            claimed
+        } else {
+            usize::MAX
+        };
+        match T::read(r, ecx) {
+            Ok(x) if i < cap => push(&mut out, x),
+            Ok(_) => {}
+            Err(e) => {
+                r.claimed = saved;
+                return Err(e.at_index(i));
+            }
+        }
+    }
+    r.claimed = saved;
+    if cap < n {
+        r.drops += 1;
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

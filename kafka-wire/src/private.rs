@@ -9,7 +9,6 @@ pub use crate::types::{Str, UnknownTaggedFields, Uuid};
 pub use crate::{Reader, Version, VersionRange};
 pub use bytes::BufMut;
 
-use crate::field::reserve_limit;
 use crate::primitives::{put_uvarint, uvarint_size};
 use crate::types::RawTaggedField;
 
@@ -226,7 +225,7 @@ where
         return Ok(());
     }
     // Every entry takes at least two bytes (tag and size).
-    if count > r.remaining() / 2 {
+    if count > r.remaining() / TAGGED_ENTRY_MIN_SIZE {
         return Err(DecodeError::new(
             DecodeErrorKind::LengthExceedsInput {
                 declared: count as u64,
@@ -235,8 +234,50 @@ where
             count_at,
         ));
     }
+    // The entries claim their two bytes each as an array's elements do (see
+    // `field::read_elements`), so that a known field's nested counts cannot claim them too;
+    // entries past what the unclaimed bytes could hold cannot decode and are not kept.
+    let saved = r.claimed;
+    let cap = count.min(r.unclaimed() / TAGGED_ENTRY_MIN_SIZE);
+    let res = read_tagged_entries(r, unknown, &mut known, count, cap);
+    r.claimed = saved;
+    if cap < count {
+        r.drops += 1;
+    }
+    res
+}
+
+/// The fewest bytes a tagged field takes: a one-byte tag and a one-byte size.
+pub const TAGGED_ENTRY_MIN_SIZE: usize = 2;
+
+/// The most bytes the unknown tagged fields of a struct allocate per input byte: one
+/// [`RawTaggedField`] per entry of at least [`TAGGED_ENTRY_MIN_SIZE`] bytes.
+pub const UNKNOWN_TAGGED_RATIO: usize =
+    crate::field::ratio(size_of::<RawTaggedField>(), TAGGED_ENTRY_MIN_SIZE);
+
+/// The entries of a tagged section of `count` entries, with the claim for all of them made.
+#[inline]
+fn read_tagged_entries<F>(
+    r: &mut Reader<'_>,
+    unknown: &mut UnknownTaggedFields,
+    known: &mut F,
+    count: usize,
+    cap: usize,
+) -> Result<(), DecodeError>
+where
+    F: FnMut(u32, &mut Reader<'_>) -> Result<Option<&'static str>, DecodeError>,
+{
     let mut prev: Option<u32> = None;
+    let mut claimed = r
+        .claimed
+        .saturating_add(count.saturating_mul(TAGGED_ENTRY_MIN_SIZE));
     for i in 0..count {
+        r.claimed = if i < cap {
+            claimed -= TAGGED_ENTRY_MIN_SIZE;
+            claimed
+        } else {
+            usize::MAX
+        };
         let tag_at = r.position();
         let tag = r.read_uvarint()?;
         if let Some(previous) = prev {
@@ -284,18 +325,26 @@ where
             }
         } else {
             let data = r.read_bytes(size)?;
-            // Reserve the entries left in the section, up to the per-input-byte cap: a
-            // vector's first push would reserve 4 (160 bytes) for what may be a 2-byte field.
-            if unknown.is_empty() {
-                let cap = reserve_limit::<RawTaggedField>(r.remaining());
-                unknown
-                    .as_mut_vec()
-                    .reserve_exact((count - i).min(cap).max(1));
+            // Reserve the entries left in the section at the first unknown one (a vector's
+            // first push would reserve 4, 160 bytes, for what may be a 2-byte field), as many
+            // as the unclaimed bytes could hold.
+            if i < cap {
+                if unknown.is_empty() {
+                    unknown.as_mut_vec().reserve_exact(cap - i);
+                }
+                unknown.push(tag, data);
             }
-            unknown.push(tag, data);
         }
     }
     Ok(())
+}
+
+/// How many arrays have dropped elements so far in this decode (see `Reader::drops`): a
+/// tagged value read while this changed is not the one on the wire, and is not checked
+/// against its default.
+#[inline(always)]
+pub fn drops(r: &Reader<'_>) -> usize {
+    r.drops
 }
 
 /// The error for a declared tag that is not tagged at `version`.

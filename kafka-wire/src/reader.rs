@@ -12,6 +12,16 @@ pub struct Reader<'a> {
     /// The bytes not read yet: the tail of `buf`. Keeping the tail (rather than a position)
     /// makes each read a single length check.
     rest: &'a [u8],
+    /// Bytes at the end of the input already spoken for: the fewest bytes that the elements
+    /// still to come of the arrays (and tagged sections) being read need. An array checks its
+    /// own elements' minimum against what is left after these, so nested counts cannot all
+    /// claim the same bytes.
+    pub(crate) claimed: usize,
+    /// How many arrays (or tagged sections) have dropped elements so far: a count above what
+    /// the unclaimed bytes could hold cannot decode, and its elements past those are read
+    /// (for the error a plain reading finds) but not kept. A value read with drops is not
+    /// the one on the wire, so checks of it (a tagged field at its default) are skipped.
+    pub(crate) drops: usize,
 }
 
 impl<'a> Reader<'a> {
@@ -20,6 +30,8 @@ impl<'a> Reader<'a> {
         Reader {
             buf,
             rest: buf.as_ref(),
+            claimed: 0,
+            drops: 0,
         }
     }
 
@@ -28,7 +40,9 @@ impl<'a> Reader<'a> {
         let data: &'a [u8] = buf.as_ref();
         Reader {
             buf,
-            rest: &data[pos.min(data.len())..],
+            rest: data.get(pos..).unwrap_or_default(),
+            claimed: 0,
+            drops: 0,
         }
     }
 
@@ -42,6 +56,12 @@ impl<'a> Reader<'a> {
     #[inline(always)]
     pub fn remaining(&self) -> usize {
         self.rest.len()
+    }
+
+    /// Bytes left that no enclosing array's later elements need (see `claimed`).
+    #[inline(always)]
+    pub(crate) fn unclaimed(&self) -> usize {
+        self.rest.len().saturating_sub(self.claimed)
     }
 
     /// Whether every byte has been read.

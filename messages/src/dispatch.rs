@@ -52,6 +52,16 @@ macro_rules! __body_impl {
                 }
             }
 
+            #[doc = concat!("The allocation ratio `k` of the ", $side, " body of `api_key` at `version`: decoding")]
+            /// `n` bytes of it allocates at most `k·n` bytes plus a constant (see
+            /// [`Field::alloc_ratio`](kafka_wire::Field::alloc_ratio)).
+            pub fn alloc_ratio(api_key: ApiKey, version: Version) -> usize {
+                let cx = kafka_wire::Cx::new(version);
+                match api_key {
+                    $( ApiKey::$variant => <$msg as kafka_wire::Field>::alloc_ratio(cx), )*
+                }
+            }
+
             #[doc = concat!("The default (empty) ", $side, " body of `api_key`.")]
             pub fn default_for(api_key: ApiKey) -> Self {
                 match api_key {
