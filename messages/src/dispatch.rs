@@ -55,10 +55,10 @@ macro_rules! __body_impl {
             #[doc = concat!("The allocation ratio `k` of the ", $side, " body of `api_key` at `version`: decoding")]
             /// `n` bytes of it allocates at most `k·n` bytes plus a constant (see
             /// [`Field::alloc_ratio`](kafka_wire::Field::alloc_ratio)).
-            pub fn alloc_ratio(api_key: ApiKey, version: Version) -> usize {
-                let cx = kafka_wire::Cx::new(version);
+            pub fn alloc_ratio(api_key: ApiKey, version: $crate::__private::Version) -> usize {
+                let cx = $crate::__private::kafka_wire::Cx::new(version);
                 match api_key {
-                    $( ApiKey::$variant => <$msg as kafka_wire::Field>::alloc_ratio(cx), )*
+                    $( ApiKey::$variant => <$msg as $crate::__private::kafka_wire::Field>::alloc_ratio(cx), )*
                 }
             }
 
