@@ -515,12 +515,32 @@ const GENERIC_SEEDS: u64 = 8;
 
 /// Fields whose JSON name differs between kafka-python's schema copy and ours, with the same
 /// wire meaning: (struct, our name, kafka-python's name, why).
-const PY_RENAMES: &[(&str, &str, &str, &str)] = &[(
-    "TxnOffsetCommitRequest",
-    "GenerationIdOrMemberEpoch",
-    "GenerationId",
-    "KIP-848 renamed the field; the wire is the same int32",
-)];
+const PY_RENAMES: &[(&str, &str, &str, &str)] = &[
+    (
+        "TxnOffsetCommitRequest",
+        "GenerationIdOrMemberEpoch",
+        "GenerationId",
+        "KIP-848 renamed the field; the wire is the same int32",
+    ),
+    (
+        "MetadataResponse",
+        "ClusterAuthorizedOperations",
+        "authorized_operations",
+        "kafka-python patches the int32 into a set of bit numbers under this name",
+    ),
+    (
+        "MetadataResponseTopic",
+        "TopicAuthorizedOperations",
+        "authorized_operations",
+        "kafka-python patches the int32 into a set of bit numbers under this name",
+    ),
+    (
+        "DescribeClusterResponse",
+        "ClusterAuthorizedOperations",
+        "authorized_operations",
+        "kafka-python patches the int32 into a set of bit numbers under this name",
+    ),
+];
 
 /// Where kafka-python reads differently from Kafka's Java code on purpose: (API key, kind,
 /// from version, int16 field that triggers it, why). Half of our generated values set the
