@@ -1,5 +1,6 @@
 //! One operation in a loop, for instruction counts under callgrind:
-//! `valgrind --tool=callgrind target/release/examples/profile toc decode ours 20`
+//! `valgrind --tool=callgrind target/release/examples/profile txn_offset_commit_v5_100x100 decode ours 20`
+//! (cases: the names in `kafka_wire_bench::for_each_input`)
 //! (ops: encode, decode, size, frame (whole request frame, ours only), none).
 
 use std::hint::black_box;
@@ -62,12 +63,13 @@ fn main() {
     let a: Vec<String> = std::env::args().collect();
     let n = a.get(4).map_or(10, |s| s.parse().unwrap());
     let (case, op, lib) = (a[1].as_str(), a[2].as_str(), a[3].as_str());
-    match case {
-        "toc" => run(txn_offset_commit_large(), op, lib, n),
-        "apt_req" => run(add_partitions_request(), op, lib, n),
-        "apt_resp" => run(add_partitions_response(), op, lib, n),
-        "isgs" => run(share_group_request(), op, lib, n),
-        "toc_small" => run(txn_offset_commit_small(), op, lib, n),
-        _ => panic!("case: toc|apt_req|apt_resp|isgs|toc_small"),
+    macro_rules! case {
+        ($name:expr, $input:ident) => {
+            if case == $name {
+                return run($input(), op, lib, n);
+            }
+        };
     }
+    for_each_input!(case);
+    panic!("case: one of the names in kafka_wire_bench::for_each_input");
 }

@@ -1,32 +1,44 @@
 #!/usr/bin/env python3
-"""Prints the latest criterion medians as the Markdown table of BENCHMARKS.md.
+"""Prints the criterion medians of both profiles as the Markdown table of BENCHMARKS.md.
 
-Run after `cargo bench -p kafka-wire-bench`: python3 benches/scripts/table.py
+Run after benches/scripts/run.sh (which saves the baselines `release` and `bench-lto`):
+python3 benches/scripts/table.py
 """
 import json
 import os
+import re
 import sys
 
-ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "target", "criterion")
-GROUPS = [
-    "txn_offset_commit_v5_100x100",
-    "add_partitions_to_txn_v5_request",
-    "add_partitions_to_txn_v5_response",
-    "initialize_share_group_state_v0_request",
-    "seed_add_partitions_to_txn_v5",
-    "seed_txn_offset_commit_v5",
-    "seed_initialize_share_group_state_v0",
-]
+HERE = os.path.dirname(__file__)
+ROOT = os.path.join(HERE, "..", "..", "target", "criterion")
+PROFILES = ["release", "bench-lto"]
 OPS = ["encode", "decode", "size", "frame_decode"]
 
 
-def median_ns(group, bench):
-    path = os.path.join(ROOT, group, bench, "new", "estimates.json")
+def groups():
+    """The inputs in the order of `for_each_input!` in benches/src/lib.rs."""
+    with open(os.path.join(HERE, "..", "src", "lib.rs")) as f:
+        return re.findall(r'\$m!\(\s*"([^"]+)"', f.read())
+
+
+def load(group, bench, baseline, name):
+    path = os.path.join(ROOT, group, bench, baseline, name)
     try:
         with open(path) as f:
-            return json.load(f)["median"]["point_estimate"]
+            return json.load(f)
     except FileNotFoundError:
         return None
+
+
+def median_ns(group, bench, baseline):
+    e = load(group, bench, baseline, "estimates.json")
+    return e["median"]["point_estimate"] if e else None
+
+
+def size_bytes(group, bench, baseline):
+    b = load(group, bench, baseline, "benchmark.json")
+    t = b and b.get("throughput")
+    return t.get("Bytes") if t else None
 
 
 def fmt(ns):
@@ -40,17 +52,29 @@ def fmt(ns):
 
 
 def main():
-    print("| input | op | kafka-wire | kafka-protocol | speed-up | memcpy floor |")
-    print("| --- | --- | ---: | ---: | ---: | ---: |")
-    for g in GROUPS:
+    head = "| input | bytes | op |"
+    rule = "| --- | ---: | --- |"
+    for p in PROFILES:
+        head += f" {p}: kafka-wire | kafka-protocol | ratio |"
+        rule += " ---: | ---: | ---: |"
+    print(head)
+    print(rule)
+    for g in groups():
         for op in OPS:
-            ours = median_ns(g, f"{op}_kafka-wire")
-            theirs = median_ns(g, f"{op}_kafka-protocol")
-            if ours is None and theirs is None:
-                continue
-            floor = median_ns(g, "frame_memcpy" if op == "frame_decode" else "memcpy")
-            ratio = f"{theirs / ours:.2f}×" if ours and theirs else "-"
-            print(f"| {g} | {op} | {fmt(ours)} | {fmt(theirs)} | {ratio} | {fmt(floor)} |")
+            bench = f"{op}_kafka-wire"
+            row = ""
+            found = False
+            size = None
+            for p in PROFILES:
+                ours = median_ns(g, bench, p)
+                theirs = median_ns(g, f"{op}_kafka-protocol", p)
+                size = size or size_bytes(g, bench, p)
+                found = found or ours is not None
+                ratio = f"**{theirs / ours:.2f}×**" if ours and theirs else "-"
+                row += f" {fmt(ours)} | {fmt(theirs)} | {ratio} |"
+            if found:
+                label = "frame decode" if op == "frame_decode" else op
+                print(f"| {g} | {size or '-'} | {label} |{row}")
 
 
 if __name__ == "__main__":

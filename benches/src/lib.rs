@@ -47,6 +47,23 @@ struct TocSpec {
 }
 
 fn toc_spec(topics: usize, partitions: usize) -> TocSpec {
+    // Most clients send "" as metadata; one partition in ten carries some.
+    toc_spec_with(
+        topics,
+        partitions,
+        |t| format!("payments.events.v1.topic-{t:03}"),
+        |p| if p % 10 == 0 { "checkpoint" } else { "" }.to_owned(),
+    )
+}
+
+/// A TxnOffsetCommit v3+ request of `topics` × `partitions`, with the topic names and the
+/// partitions' metadata given by `name` and `meta`.
+fn toc_spec_with(
+    topics: usize,
+    partitions: usize,
+    name: impl Fn(usize) -> String,
+    meta: impl Fn(usize) -> String,
+) -> TocSpec {
     TocSpec {
         transactional_id: "payments-processor-txn-0".into(),
         group_id: "payments-consumer-group".into(),
@@ -57,27 +74,37 @@ fn toc_spec(topics: usize, partitions: usize) -> TocSpec {
         group_instance_id: Some("payments-instance-1".into()),
         topics: (0..topics)
             .map(|t| {
-                let name = format!("payments.events.v1.topic-{t:03}");
                 let parts = (0..partitions)
                     .map(|p| {
-                        let p32 = p as i32;
-                        // Most clients send "" as metadata; one partition in ten carries some.
-                        let meta = if p % 10 == 0 { "checkpoint" } else { "" };
                         (
-                            p32,
+                            p as i32,
                             1_000_000_000 + (t as i64) * 100_000 + p as i64,
                             7,
-                            Some(meta.to_owned()),
+                            Some(meta(p)),
                         )
                     })
                     .collect();
-                (name, parts)
+                (name(t), parts)
             })
             .collect(),
     }
 }
 
-fn toc_pair(spec: TocSpec) -> Pair<kw::TxnOffsetCommitRequest, kp::TxnOffsetCommitRequest> {
+/// The same request at a version before 3, which has no generation, member or instance id:
+/// those take the values that version implies (-1, "", null).
+fn pre_v3(spec: TocSpec) -> TocSpec {
+    TocSpec {
+        generation: -1,
+        member_id: String::new(),
+        group_instance_id: None,
+        ..spec
+    }
+}
+
+fn toc_pair(
+    spec: TocSpec,
+    version: i16,
+) -> Pair<kw::TxnOffsetCommitRequest, kp::TxnOffsetCommitRequest> {
     let ours = kw::TxnOffsetCommitRequest {
         transactional_id: s(&spec.transactional_id),
         group_id: s(&spec.group_id),
@@ -138,28 +165,109 @@ fn toc_pair(spec: TocSpec) -> Pair<kw::TxnOffsetCommitRequest, kp::TxnOffsetComm
     Pair {
         ours,
         theirs,
-        version: 5,
+        version,
     }
 }
 
 /// TxnOffsetCommit v5 request, 100 topics × 100 partitions (about 190 KB).
 pub fn txn_offset_commit_large() -> Pair<kw::TxnOffsetCommitRequest, kp::TxnOffsetCommitRequest> {
-    toc_pair(toc_spec(100, 100))
+    toc_pair(toc_spec(100, 100), 5)
+}
+
+/// TxnOffsetCommit v5 request, 100 topics × 100 partitions, metadata `"m"` on every partition.
+pub fn txn_offset_commit_meta() -> Pair<kw::TxnOffsetCommitRequest, kp::TxnOffsetCommitRequest> {
+    toc_pair(
+        toc_spec_with(
+            100,
+            100,
+            |t| format!("payments.events.v1.topic-{t:03}"),
+            |_| "m".into(),
+        ),
+        5,
+    )
+}
+
+/// TxnOffsetCommit v2 request (classic encoding: int16 string lengths, int32 counts), 1000
+/// topics × 1 partition, 60-character topic names, non-empty metadata.
+pub fn txn_offset_commit_v2_long_names(
+) -> Pair<kw::TxnOffsetCommitRequest, kp::TxnOffsetCommitRequest> {
+    let spec = toc_spec_with(
+        1000,
+        1,
+        // "payments.events.v1.region-eu-west-1.customer-ledger-" (52) + 8 digits = 60.
+        |t| format!("payments.events.v1.region-eu-west-1.customer-ledger-{t:08}"),
+        |p| format!("checkpoint-{p}"),
+    );
+    debug_assert!(spec.topics.iter().all(|(n, _)| n.len() == 60));
+    toc_pair(pre_v3(spec), 2)
+}
+
+/// TxnOffsetCommit v5 request, 1 topic × 5000 partitions, 200 bytes of metadata on each.
+pub fn txn_offset_commit_wide() -> Pair<kw::TxnOffsetCommitRequest, kp::TxnOffsetCommitRequest> {
+    toc_pair(
+        toc_spec_with(
+            1,
+            5000,
+            |_| "clickstream.raw-events.v3".into(),
+            |p| {
+                // 200 bytes: a JSON-ish checkpoint as consumers write, padded to length.
+                let mut m = format!("{{\"source\":\"ingest-{p:05}\",\"checkpoint\":{}}}", p * 17);
+                m.extend(core::iter::repeat_n('.', 200 - m.len()));
+                m
+            },
+        ),
+        5,
+    )
+}
+
+/// A TxnOffsetCommit v0 request: empty ids, producer id and epoch zero, and `topics` topics
+/// of one partition with empty names and metadata (v0 has no leader epoch: -1).
+fn toc_v0(topics: usize) -> Pair<kw::TxnOffsetCommitRequest, kp::TxnOffsetCommitRequest> {
+    toc_pair(
+        TocSpec {
+            transactional_id: String::new(),
+            group_id: String::new(),
+            producer_id: 0,
+            producer_epoch: 0,
+            generation: -1,
+            member_id: String::new(),
+            group_instance_id: None,
+            topics: (0..topics)
+                .map(|_| (String::new(), vec![(0, 0, -1, Some(String::new()))]))
+                .collect(),
+        },
+        0,
+    )
+}
+
+/// TxnOffsetCommit v0 request with empty ids and no topics (18 bytes).
+pub fn txn_offset_commit_v0_empty() -> Pair<kw::TxnOffsetCommitRequest, kp::TxnOffsetCommitRequest>
+{
+    toc_v0(0)
+}
+
+/// TxnOffsetCommit v0 request with one topic of one partition, every string empty (38
+/// bytes).
+pub fn txn_offset_commit_v0_one() -> Pair<kw::TxnOffsetCommitRequest, kp::TxnOffsetCommitRequest> {
+    toc_v0(1)
 }
 
 /// TxnOffsetCommit v5 request, the seed page's smallest instance (every value zero or empty,
 /// every array one element).
 pub fn txn_offset_commit_small() -> Pair<kw::TxnOffsetCommitRequest, kp::TxnOffsetCommitRequest> {
-    toc_pair(TocSpec {
-        transactional_id: String::new(),
-        group_id: String::new(),
-        producer_id: 0,
-        producer_epoch: 0,
-        generation: 0,
-        member_id: String::new(),
-        group_instance_id: Some(String::new()),
-        topics: vec![(String::new(), vec![(0, 0, 0, Some(String::new()))])],
-    })
+    toc_pair(
+        TocSpec {
+            transactional_id: String::new(),
+            group_id: String::new(),
+            producer_id: 0,
+            producer_epoch: 0,
+            generation: 0,
+            member_id: String::new(),
+            group_instance_id: Some(String::new()),
+            topics: vec![(String::new(), vec![(0, 0, 0, Some(String::new()))])],
+        },
+        5,
+    )
 }
 
 // ---- AddPartitionsToTxn v5 -------------------------------------------------------------------
@@ -324,6 +432,67 @@ pub fn add_partitions_response(
     apt_resp_pair(&apt_spec(8, 10, 16))
 }
 
+/// AddPartitionsToTxn v5 request, 50 transactions × 20 topics × 10 partitions.
+pub fn add_partitions_request_big(
+) -> Pair<kw::AddPartitionsToTxnRequest, kp::AddPartitionsToTxnRequest> {
+    apt_req_pair(&apt_spec(50, 20, 10))
+}
+
+/// AddPartitionsToTxn v3 response (the client-facing shape: results by topic, no
+/// transactions level), 200 topics × 50 partitions, one error code in seven non-zero.
+pub fn add_partitions_response_v3(
+) -> Pair<kw::AddPartitionsToTxnResponse, kp::AddPartitionsToTxnResponse> {
+    use kp::add_partitions_to_txn_response as k;
+    let code = |p: i32| if p % 7 == 0 { 51 } else { 0 };
+    let topics: Vec<(String, Vec<i32>)> = (0..200)
+        .map(|t| (format!("orders.v2.shard-{t:03}"), (0..50).collect()))
+        .collect();
+    let ours = kw::AddPartitionsToTxnResponse {
+        throttle_time_ms: 12,
+        results_by_topic_v3_and_below: topics
+            .iter()
+            .map(|(n, ps)| kw::AddPartitionsToTxnTopicResult {
+                name: s(n),
+                results_by_partition: ps
+                    .iter()
+                    .map(|&p| kw::AddPartitionsToTxnPartitionResult {
+                        partition_index: p,
+                        partition_error_code: code(p),
+                        ..Default::default()
+                    })
+                    .collect(),
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    };
+    let theirs = kp::AddPartitionsToTxnResponse::default()
+        .with_throttle_time_ms(12)
+        .with_results_by_topic_v3_and_below(
+            topics
+                .iter()
+                .map(|(n, ps)| {
+                    k::AddPartitionsToTxnTopicResult::default()
+                        .with_name(sb(n).into())
+                        .with_results_by_partition(
+                            ps.iter()
+                                .map(|&p| {
+                                    k::AddPartitionsToTxnPartitionResult::default()
+                                        .with_partition_index(p)
+                                        .with_partition_error_code(code(p))
+                                })
+                                .collect(),
+                        )
+                })
+                .collect(),
+        );
+    Pair {
+        ours,
+        theirs,
+        version: 3,
+    }
+}
+
 /// AddPartitionsToTxn v5 request, the seed page's smallest instance.
 pub fn add_partitions_small() -> Pair<kw::AddPartitionsToTxnRequest, kp::AddPartitionsToTxnRequest>
 {
@@ -397,25 +566,79 @@ fn isgs_pair(
 /// InitializeShareGroupState v0 request: 20 topics × 50 partitions.
 pub fn share_group_request(
 ) -> Pair<kw::InitializeShareGroupStateRequest, kp::InitializeShareGroupStateRequest> {
-    isgs_pair(&(
+    isgs_pair(&isgs_spec(20, 50))
+}
+
+fn isgs_spec(topics: u128, partitions: i32) -> IsgsSpec {
+    (
         "share-group-analytics".into(),
-        (0..20u128)
+        (0..topics)
             .map(|t| {
                 (
                     0x0f1e_2d3c_4b5a_6978_8796_a5b4_c3d2_e1f0 ^ (t << 3),
-                    (0..50)
+                    (0..partitions)
                         .map(|p| (p, 3, if p % 3 == 0 { -1 } else { 5_000 + p as i64 }))
                         .collect(),
                 )
             })
             .collect(),
-    ))
+    )
+}
+
+/// InitializeShareGroupState v0 request: 100 topics × 100 partitions.
+pub fn share_group_large(
+) -> Pair<kw::InitializeShareGroupStateRequest, kp::InitializeShareGroupStateRequest> {
+    isgs_pair(&isgs_spec(100, 100))
 }
 
 /// InitializeShareGroupState v0 request, the seed page's smallest instance.
 pub fn share_group_small(
 ) -> Pair<kw::InitializeShareGroupStateRequest, kp::InitializeShareGroupStateRequest> {
     isgs_pair(&(String::new(), vec![(0, vec![(0, 0, 0)])]))
+}
+
+// ---- the list -------------------------------------------------------------------------------
+
+/// Calls `$m!(name, builder)` for every benchmarked message body, in the order of
+/// BENCHMARKS.md: the benchmark binary, the instruction-count driver and the cross-check test
+/// all walk this one list, so none of them can miss an input.
+#[macro_export]
+macro_rules! for_each_input {
+    ($m:ident) => {
+        $m!("txn_offset_commit_v5_100x100", txn_offset_commit_large);
+        $m!(
+            "txn_offset_commit_v5_100x100_meta_m",
+            txn_offset_commit_meta
+        );
+        $m!(
+            "txn_offset_commit_v2_1000x1_long_names",
+            txn_offset_commit_v2_long_names
+        );
+        $m!(
+            "txn_offset_commit_v5_1x5000_meta_200",
+            txn_offset_commit_wide
+        );
+        $m!("add_partitions_to_txn_v5_request", add_partitions_request);
+        $m!(
+            "add_partitions_to_txn_v5_request_50x20x10",
+            add_partitions_request_big
+        );
+        $m!("add_partitions_to_txn_v5_response", add_partitions_response);
+        $m!(
+            "add_partitions_to_txn_v3_response_200x50",
+            add_partitions_response_v3
+        );
+        $m!(
+            "initialize_share_group_state_v0_request",
+            share_group_request
+        );
+        $m!("initialize_share_group_state_v0_100x100", share_group_large);
+        $m!("txn_offset_commit_v0_empty", txn_offset_commit_v0_empty);
+        $m!("txn_offset_commit_v0_one", txn_offset_commit_v0_one);
+        $m!("seed_add_partitions_to_txn_v5", add_partitions_small);
+        $m!("seed_txn_offset_commit_v5", txn_offset_commit_small);
+        $m!("seed_initialize_share_group_state_v0", share_group_small);
+    };
 }
 
 // ---- frames ------------------------------------------------------------------------------------

@@ -4,12 +4,37 @@
 use kafka_wire_bench::*;
 
 #[test]
-fn large_inputs_encode_identically() {
+fn every_input_encodes_identically() {
+    macro_rules! check {
+        ($name:expr, $input:ident) => {
+            check_identical($name, &$input());
+        };
+    }
+    for_each_input!(check);
     let b = check_identical("toc", &txn_offset_commit_large());
     assert!((180_000..200_000).contains(&b.len()), "{}", b.len());
-    check_identical("apt req", &add_partitions_request());
-    check_identical("apt resp", &add_partitions_response());
-    check_identical("isgs", &share_group_request());
+}
+
+/// The sizes the shapes have, worked out from the wire rules by hand.
+#[test]
+fn shapes_have_the_intended_sizes() {
+    // v0: transactional id "" (2) + group id "" (2) + producer id (8) + epoch (2) + topics (4).
+    assert_eq!(
+        check_identical("empty", &txn_offset_commit_v0_empty()).len(),
+        18
+    );
+    // + topic name "" (2) + partitions count (4) + index (4) + offset (8) + metadata "" (2).
+    assert_eq!(
+        check_identical("one", &txn_offset_commit_v0_one()).len(),
+        38
+    );
+    // 1000 topics: name 2 + 60, count 4, partition 4 + 8 + 4 + metadata 2 + 12 ("checkpoint-0").
+    let b = check_identical("v2", &txn_offset_commit_v2_long_names());
+    let header = 2 + 24 + 2 + 23 + 8 + 2 + 4;
+    assert_eq!(b.len(), header + 1000 * (62 + 4 + 16 + 2 + 12));
+    // 5000 partitions, each with 200 bytes of metadata (compact length 2 bytes: 201 > 127).
+    let b = check_identical("wide", &txn_offset_commit_wide());
+    assert!(b.len() > 5000 * (16 + 2 + 200 + 1), "{}", b.len());
 }
 
 #[test]
