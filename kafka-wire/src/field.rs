@@ -399,9 +399,10 @@ fn null_error(cx: Cx, at: usize) -> DecodeError {
 
 // ---- strings ----------------------------------------------------------------------------
 
-/// Reads a string. The common case (a compact length in one byte, the string in the input)
-/// takes an inlined fast path that skips the UTF-8 check for the empty string; anything else,
-/// errors included, starts again from the prefix in [`read_str_slow`], which reports them.
+/// Reads a string. The common cases (a compact length in one byte or a classic int16 length,
+/// the string in the input) take an inlined fast path that skips the UTF-8 check for the
+/// empty string; anything else, errors included, starts again from the prefix in
+/// [`read_str_slow`], which reports them.
 #[inline(always)]
 fn read_str(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Str>, DecodeError> {
     if cx.compact {
@@ -409,21 +410,42 @@ fn read_str(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Str>, DecodeError> {
             return Ok(None);
         }
         if let Some((s, rest)) = r.peek_short_compact() {
-            if s.is_empty() {
+            if let Some(s) = checked_str(r, s) {
                 r.skip_to(rest);
-                return Ok(Some(Str::new()));
+                return Ok(Some(s));
             }
-            // Invalid UTF-8 goes on to the slow path, which reads it again and reports it.
-            // Short names are nearly always ASCII, which `is_ascii` checks in a few
-            // instructions where `from_utf8` takes a call and its setup.
-            if s.is_ascii() || core::str::from_utf8(s).is_ok() {
-                let shared = r.share(s);
+        }
+    } else if let Some((s, rest)) = r.peek_classic_str() {
+        // The classic form (int16 length) of every non-flexible version.
+        match s {
+            None => {
                 r.skip_to(rest);
-                return Ok(Some(Str::from_checked(shared)));
+                return Ok(None);
+            }
+            Some(s) => {
+                if let Some(s) = checked_str(r, s) {
+                    r.skip_to(rest);
+                    return Ok(Some(s));
+                }
             }
         }
     }
     read_str_slow(r, cx)
+}
+
+/// `s`, a slice of the reader's input, as a [`Str`] if it is UTF-8; `None` otherwise, for the
+/// slow path to read again and report. The empty string needs no check and no reference to
+/// the buffer. Short names are nearly always ASCII, which `is_ascii` checks in a few
+/// instructions where `from_utf8` takes a call and its setup.
+#[inline(always)]
+fn checked_str(r: &Reader<'_>, s: &[u8]) -> Option<Str> {
+    if s.is_empty() {
+        return Some(Str::new());
+    }
+    if s.is_ascii() || core::str::from_utf8(s).is_ok() {
+        return Some(Str::from_checked(r.share(s)));
+    }
+    None
 }
 
 #[inline(never)]

@@ -252,6 +252,21 @@ impl<'a> Reader<'a> {
         rest.split_at_checked(usize::from(b) - 1)
     }
 
+    /// A classic (int16-length) string in the input: its bytes (`None` for the null marker,
+    /// -1) and the input after it. Nothing is consumed; `None` for anything else (a short
+    /// input, a length below -1 or past the input), which the caller reads the long way.
+    #[inline(always)]
+    pub(crate) fn peek_classic_str(&self) -> Option<(Option<&'a [u8]>, &'a [u8])> {
+        let (len, rest) = self.rest.split_first_chunk::<2>()?;
+        match i16::from_be_bytes(*len) {
+            -1 => Some((None, rest)),
+            n if n < 0 => None,
+            n => rest
+                .split_at_checked(n as usize)
+                .map(|(s, rest)| (Some(s), rest)),
+        }
+    }
+
     /// Moves on to `rest`, a tail of the unread input (from a `peek_*`).
     #[inline(always)]
     pub(crate) fn skip_to(&mut self, rest: &'a [u8]) {
