@@ -3,7 +3,9 @@
 //! [`FrameCodec`] splits a byte stream into whole frames, each a [`Bytes`] that still starts
 //! with its 4-byte size prefix, exactly what [`frame::decode_request`] and
 //! [`frame::decode_response`] take. The size prefix is checked against the maximum frame size
-//! as soon as its 4 bytes are there, before the body is buffered or any room reserved for it.
+//! as soon as its 4 bytes are there, and the room asked for grows with the bytes received
+//! (at most [`READ_CHUNK_MAX`](crate::frame::READ_CHUNK_MAX) ahead of them), never the size a
+//! prefix announces.
 //! Encoding writes a whole frame (as [`frame::encode_request`] or [`frame::encode_response`]
 //! produce it) after checking its prefix against its length.
 //!
@@ -38,7 +40,7 @@ pub use tokio_util::codec::{Decoder, Encoder};
 pub use tokio_util::codec::{Framed, FramedRead, FramedWrite};
 
 use crate::error::{DecodeError, EncodeError, EncodeErrorKind};
-use crate::frame::{frame_len, DEFAULT_MAX_FRAME_SIZE};
+use crate::frame::{frame_len, read_ahead, DEFAULT_MAX_FRAME_SIZE};
 
 /// Splits a byte stream into whole Kafka frames (size prefix included) and writes whole
 /// frames back.
@@ -111,8 +113,9 @@ impl Decoder for FrameCodec {
                 Ok(None)
             }
             Some(total) if src.len() < total => {
-                // `total` is bounded by the checked maximum, so this reservation is too.
-                src.reserve(total - src.len());
+                // Room for as many more bytes as have arrived (4 KiB to 64 KiB), not for the
+                // whole frame: a prefix alone commits no memory for the body it announces.
+                src.reserve(read_ahead(src.len(), total - src.len()));
                 Ok(None)
             }
             Some(total) => Ok(Some(src.split_to(total).freeze())),
@@ -199,6 +202,14 @@ mod tests {
         let mut buf = BytesMut::from(&b"\x00\x00\x00\x10"[..]);
         assert_eq!(codec.decode(&mut buf).unwrap(), None);
         assert!(buf.capacity() >= 20);
+        // ...and a 100 MB prefix reserves a chunk, not 100 MB.
+        let mut buf = BytesMut::from(&b"\x05\xf5\xe1\x00"[..]);
+        assert_eq!(FrameCodec::new().decode(&mut buf).unwrap(), None);
+        assert!(
+            buf.capacity() <= 2 * crate::frame::READ_CHUNK_MIN,
+            "{}",
+            buf.capacity()
+        );
         // ...one above is an error from the four prefix bytes alone, with no room reserved.
         let mut buf = BytesMut::from(&b"\x00\x00\x00\x11"[..]);
         let err = codec.decode(&mut buf).unwrap_err();

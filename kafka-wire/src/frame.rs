@@ -227,20 +227,53 @@ pub fn encode_response<M: ApiMessage, B: BufMut + ?Sized>(
     body.encode(buf, version).map_err(|e| e.in_part("body"))
 }
 
+/// The most bytes a frame reader ([`read_frame`], and the tokio codec) sets aside ahead of
+/// the bytes that have arrived: a size prefix alone commits no memory for the body it
+/// announces, so idle connections that each declared a 100 MiB frame cost next to nothing.
+pub const READ_CHUNK_MAX: usize = 64 * 1024;
+
+/// The smallest chunk a frame reader sets aside while a body arrives.
+pub const READ_CHUNK_MIN: usize = 4 * 1024;
+
+/// How many bytes to set aside next while reading a frame of which `received` bytes have
+/// arrived and `left` are still to come: as many as have arrived, between
+/// [`READ_CHUNK_MIN`] and [`READ_CHUNK_MAX`], and never more than are left.
+#[inline]
+pub fn read_ahead(received: usize, left: usize) -> usize {
+    received.clamp(READ_CHUNK_MIN, READ_CHUNK_MAX).min(left)
+}
+
 /// Reads one whole frame (prefix included) from a blocking reader.
 ///
-/// The size prefix is checked against `max_size` before the body is read or allocated.
-/// End of input before the first byte is `ErrorKind::UnexpectedEof`.
+/// The size prefix is checked against `max_size` before anything else is read. The body is
+/// read in chunks that grow with the bytes received (see [`read_ahead`]), so a peer that
+/// announces a large frame and sends nothing more holds a few KiB, not the announced size;
+/// the chunks are joined once the whole frame is there. End of input before the first byte
+/// is `ErrorKind::UnexpectedEof`, and so is end of input inside the frame.
 pub fn read_frame<R: io::Read + ?Sized>(r: &mut R, max_size: usize) -> io::Result<Bytes> {
     let mut prefix = [0u8; 4];
     r.read_exact(&mut prefix)?;
     let total = frame_len(&prefix, max_size)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?
         .unwrap_or(4);
-    let mut frame = vec![0u8; total];
-    frame[..4].copy_from_slice(&prefix);
-    r.read_exact(&mut frame[4..])?;
-    Ok(Bytes::from(frame))
+    // The first chunk holds the prefix too, so that a small frame is one allocation.
+    let first = read_ahead(0, total - 4);
+    let mut chunk = Vec::with_capacity(4 + first);
+    chunk.extend_from_slice(&prefix);
+    chunk.resize(4 + first, 0);
+    r.read_exact(chunk.get_mut(4..).unwrap_or_default())?;
+    let mut received = chunk.len();
+    if received == total {
+        return Ok(Bytes::from(chunk));
+    }
+    let mut chunks = vec![chunk];
+    while received < total {
+        let mut chunk = vec![0u8; read_ahead(received, total - received)];
+        r.read_exact(&mut chunk)?;
+        received += chunk.len();
+        chunks.push(chunk);
+    }
+    Ok(Bytes::from(chunks.concat()))
 }
 
 /// Writes a request frame to a blocking writer.

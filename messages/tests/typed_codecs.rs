@@ -81,7 +81,10 @@ fn client_matches_responses_by_correlation_id_with_the_api_versions_fallback() {
             &mut out,
         )
         .unwrap_err();
-    assert!(matches!(dup, StreamError::Correlation(TrackError::Duplicate(1))));
+    assert!(matches!(
+        dup,
+        StreamError::Correlation(TrackError::Duplicate(1))
+    ));
     assert_eq!(out.len(), before);
 
     // The broker's v0 answer to the v3 request decodes through the fallback, split in two.
@@ -99,5 +102,8 @@ fn client_matches_responses_by_correlation_id_with_the_api_versions_fallback() {
     // A second copy answers nothing in flight.
     let mut buf = BytesMut::from(V0_ANSWER);
     let err = codec.decode(&mut buf).unwrap_err();
-    assert!(matches!(err, StreamError::Correlation(TrackError::Unmatched(1))));
+    assert!(matches!(
+        err,
+        StreamError::Correlation(TrackError::Unmatched(1))
+    ));
 }
