@@ -1,39 +1,191 @@
-//! Code generation: small per-field templates that call into `kafka_wire::__private`.
-//!
-//! Each field is: base op (`Field::write/read/size`) → version gate → nullable flag →
-//! tagged wrapper. Loops, length prefixes and varints live in the runtime.
+//! Code generation: the only module that emits tokens. Each field is one short template
+//! calling the runtime (`kafka_wire::__private`, imported as `__kw`): a call behind a version
+//! gate that is emitted only when the field's versions differ from the struct's. The
+//! struct's context (`St`: version, compactness, metadata for error paths) is built once.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use crate::model::{Field, Struct};
+use crate::model::{Dflt, Field, Kind, Struct};
 use crate::range::Range;
 
-/// `Cx { … }` for a regular (untagged) field at version `__v`.
-fn field_cx(s: &Struct, f: &Field) -> TokenStream {
-    let nullable = f.nullable;
-    let compact = match f.flexible {
-        Some(fl) => quote!(__flex && #fl.contains(__v)),
-        None => quote!(__flex),
+/// Every identifier the generated code introduces, in one place. All start with `__` so they
+/// cannot clash with the user's field names (which become locals in `read`).
+mod names {
+    /// The runtime's private module, imported under this alias in every expansion.
+    pub const KW: &str = "__kw";
+    /// The buffer written to.
+    pub const BUF: &str = "__b";
+    /// The caller's context (`Cx`).
+    pub const CX: &str = "__cx";
+    /// The struct's context (`St`), built once per call.
+    pub const ST: &str = "__s";
+    /// The reader.
+    pub const READER: &str = "__r";
+    /// The running size.
+    pub const SIZE: &str = "__n";
+    /// The tag being read.
+    pub const TAG: &str = "__tag";
+    /// The struct's metadata, as a const item of the expansion.
+    pub const META: &str = "__M";
+    /// The running allocation ratio.
+    pub const RATIO: &str = "__k";
+    /// The buffer's type parameter.
+    pub const BUF_TY: &str = "__B";
+    /// Whether declared tagged field `i` is written: `__t{i}`.
+    pub const TAGGED_PREFIX: &str = "__t";
+}
+
+/// The names, as identifiers.
+struct N {
+    kw: syn::Ident,
+    b: syn::Ident,
+    cx: syn::Ident,
+    s: syn::Ident,
+    r: syn::Ident,
+    n: syn::Ident,
+    tag: syn::Ident,
+    m: syn::Ident,
+    bt: syn::Ident,
+    k: syn::Ident,
+}
+
+impl N {
+    fn new() -> Self {
+        let id = |s: &str| format_ident!("{}", s);
+        N {
+            kw: id(names::KW),
+            b: id(names::BUF),
+            cx: id(names::CX),
+            s: id(names::ST),
+            r: id(names::READER),
+            n: id(names::SIZE),
+            tag: id(names::TAG),
+            m: id(names::META),
+            bt: id(names::BUF_TY),
+            k: id(names::RATIO),
+        }
+    }
+
+    /// `name` with the span `sp`, where an error should point at the user's tokens.
+    fn at(&self, name: &str, sp: proc_macro2::Span) -> syn::Ident {
+        syn::Ident::new(name, sp)
+    }
+
+    fn tagged(&self, i: usize) -> syn::Ident {
+        format_ident!("{}{}", names::TAGGED_PREFIX, i)
+    }
+}
+
+/// A version range as a runtime value.
+fn range(r: Range) -> TokenStream {
+    let kw = format_ident!("{}", names::KW);
+    if r.is_empty() {
+        return quote!(#kw::VersionRange::NONE);
+    }
+    let (a, b) = (
+        Literal::i16_unsuffixed(r.min),
+        Literal::i16_unsuffixed(r.max),
+    );
+    quote!(#kw::VersionRange::new(#a, #b))
+}
+
+/// Whether the version is in `r`, knowing it is in `within`: `None` when always true.
+fn version_in(n: &N, r: Range, within: Range) -> Option<TokenStream> {
+    let s = &n.s;
+    let r = r.intersect(within);
+    if r.is_empty() {
+        return Some(quote!(false));
+    }
+    let lo = (r.min > within.min).then(|| {
+        let m = Literal::i16_unsuffixed(r.min);
+        quote!(#s.v() >= #m)
+    });
+    let hi = (r.max < within.max).then(|| {
+        let m = Literal::i16_unsuffixed(r.max);
+        quote!(#s.v() <= #m)
+    });
+    match (lo, hi) {
+        (None, None) => None,
+        (Some(a), None) | (None, Some(a)) => Some(a),
+        (Some(a), Some(b)) => Some(quote!(#a && #b)),
+    }
+}
+
+/// `version_in` as a bool expression.
+fn version_in_expr(n: &N, r: Range, within: Range) -> TokenStream {
+    version_in(n, r, within).unwrap_or_else(|| quote!(true))
+}
+
+/// The field's default as a Rust value of its type.
+fn default_tokens(f: &Field) -> TokenStream {
+    let kw = format_ident!("{}", names::KW);
+    let empty = quote!(#kw::Default::default());
+    let value = match &f.default {
+        Dflt::Null => return quote!(#kw::None),
+        // Rule 20: a nullable records field defaults to null, other nullable types to empty.
+        Dflt::Implicit if f.option && f.kind == Kind::Records => return quote!(#kw::None),
+        Dflt::Implicit | Dflt::Empty => empty,
+        Dflt::Bool(b) => quote!(#b),
+        Dflt::Int(v) => {
+            let abs = Literal::u128_unsuffixed(v.unsigned_abs());
+            if *v < 0 {
+                quote!(-#abs)
+            } else {
+                quote!(#abs)
+            }
+        }
+        Dflt::F64(v) => f64_tokens(*v),
+        Dflt::Str(t) => quote!(#kw::From::from(#t)),
+        Dflt::Uuid(b) => quote!(#kw::Uuid::from_bytes([#(#b),*])),
     };
-    let _ = s;
-    quote!(__kw::Cx { version: __v, compact: #compact, nullable: #nullable.contains(__v), tagged: false })
+    if f.option {
+        quote!(#kw::Some(#value))
+    } else {
+        value
+    }
 }
 
-fn tagged_cx(f: &Field) -> TokenStream {
-    let nullable = f.nullable;
-    quote!(__kw::tagged_cx(__v, #nullable.contains(__v)))
+fn f64_tokens(v: f64) -> TokenStream {
+    if v.is_nan() {
+        quote!(::core::f64::NAN)
+    } else if v == f64::INFINITY {
+        quote!(::core::f64::INFINITY)
+    } else if v == f64::NEG_INFINITY {
+        quote!(::core::f64::NEG_INFINITY)
+    } else {
+        let lit = Literal::f64_unsuffixed(v.abs());
+        if v.is_sign_negative() {
+            quote!(-#lit)
+        } else {
+            quote!(#lit)
+        }
+    }
 }
 
-/// `self.f != default`, typed so that `PartialEq` picks the right impl. Spanned on the
-/// field's type: a type without `PartialEq` is reported there, not on the derive.
-fn non_default(f: &Field, value: TokenStream) -> TokenStream {
-    let ty = &f.ty;
-    let def = &f.default;
-    // Both operands are locals declared on the type's span, so no part of the error lands on
-    // the derive.
-    quote_spanned!(ty.span()=> { let __d: #ty = #def; let __cur: &#ty = &#value; *__cur != __d })
+/// The default's value in the metadata.
+fn default_meta(f: &Field) -> TokenStream {
+    let kw = format_ident!("{}", names::KW);
+    match &f.default {
+        Dflt::Implicit | Dflt::Empty => quote!(#kw::DefaultValue::Implicit),
+        Dflt::Null => quote!(#kw::DefaultValue::Null),
+        Dflt::Bool(b) => quote!(#kw::DefaultValue::Bool(#b)),
+        Dflt::Int(v) => {
+            let abs = Literal::u128_unsuffixed(v.unsigned_abs());
+            if *v < 0 {
+                quote!(#kw::DefaultValue::Int(-#abs))
+            } else {
+                quote!(#kw::DefaultValue::Int(#abs))
+            }
+        }
+        Dflt::F64(v) => {
+            let t = f64_tokens(*v);
+            quote!(#kw::DefaultValue::Float(#t))
+        }
+        Dflt::Str(t) => quote!(#kw::DefaultValue::Str(#t)),
+        Dflt::Uuid(b) => quote!(#kw::DefaultValue::Uuid([#(#b),*])),
+    }
 }
 
 /// The wire width of a field type written as a fixed-width primitive (`i32`, not a path or
@@ -53,514 +205,367 @@ fn fixed_width(ty: &syn::Type) -> Option<usize> {
     })
 }
 
-/// Runs of two or more adjacent fixed-width regular fields: each run is written with one
-/// `put_slice` and read with one bounds check when all its fields are present at the version.
-fn fixed_runs(s: &Struct) -> Vec<std::ops::Range<usize>> {
-    let fixed: Vec<bool> = s
-        .fields
-        .iter()
-        .map(|f| f.tag.is_none() && !f.mandatory().is_empty() && fixed_width(&f.ty).is_some())
-        .collect();
-    let mut runs = Vec::new();
+/// The most fields one run groups (the runtime implements runs of up to eight).
+const MAX_RUN_FIELDS: usize = 8;
+/// The most bytes one run groups (the runtime's run buffer).
+const MAX_RUN_BYTES: usize = 64;
+
+/// How one regular field is laid out at the struct's versions.
+enum Layout {
+    /// Never a regular field (tagged in all its versions, or absent).
+    None,
+    /// Part of a run of fixed-width fields present in every version: the run's first
+    /// field index and the run's length.
+    Run(usize, usize),
+    /// In a run but not its first field.
+    InRun,
+    /// Field by field, behind `gate` when not in every version.
+    Single(Option<TokenStream>),
+}
+
+/// Plans the regular fields: gates, and runs of two or more adjacent fixed-width fields
+/// present in every version (each run is one `put_slice` and one bounds check).
+fn layouts(n: &N, s: &Struct) -> Vec<Layout> {
+    let mut out: Vec<Layout> = Vec::new();
+    let runnable = |f: &Field| {
+        f.mandatory().intersect(s.versions) == s.versions && fixed_width(&f.ty).is_some()
+    };
     let mut i = 0;
-    while i < fixed.len() {
-        let start = i;
-        while i < fixed.len() && fixed[i] {
+    while i < s.fields.len() {
+        let f = &s.fields[i];
+        let m = f.mandatory();
+        if m.intersect(s.versions).is_empty() {
+            out.push(Layout::None);
             i += 1;
+            continue;
         }
-        if i - start >= 2 {
-            runs.push(start..i);
+        let mut j = i;
+        let mut width = 0;
+        while j < s.fields.len()
+            && j - i < MAX_RUN_FIELDS
+            && runnable(&s.fields[j])
+            && width + fixed_width(&s.fields[j].ty).unwrap_or(0) <= MAX_RUN_BYTES
+        {
+            width += fixed_width(&s.fields[j].ty).unwrap_or(0);
+            j += 1;
         }
-        i = i.max(start + 1);
+        if j - i >= 2 {
+            out.push(Layout::Run(i, j - i));
+            out.extend((i + 1..j).map(|_| Layout::InRun));
+            i = j;
+            continue;
+        }
+        out.push(Layout::Single(version_in(n, m, s.versions)));
+        i += 1;
     }
-    runs
+    out
+}
+
+/// The struct context for field `f`'s regular versions: null allowed where it is nullable,
+/// compact only where a field-level `flexible` says so.
+fn field_st(n: &N, s: &Struct, f: &Field) -> TokenStream {
+    let st = &n.s;
+    let within = f.mandatory().intersect(s.versions);
+    let mut out = quote!(#st);
+    if f.option {
+        let nullable = version_in_expr(n, f.nullable, within);
+        out = quote!(#out.null(#nullable));
+    }
+    if let Some(fl) = f.flexible {
+        let c = version_in_expr(n, fl, within);
+        out = quote!(#out.compact(#c));
+    }
+    out
 }
 
 pub fn generate(s: &Struct) -> TokenStream {
+    let n = N::new();
+    let N {
+        kw,
+        b,
+        cx,
+        s: st,
+        r,
+        n: sz,
+        tag: tagv,
+        m,
+        bt,
+        k,
+    } = &n;
     let ident = &s.ident;
     let krate = &s.krate;
-    let name = &s.name;
-    let versions = s.versions;
-    let flexible = s.flexible;
-    let mut tagged: Vec<&Field> = s.fields.iter().filter(|f| f.tag.is_some()).collect();
-    tagged.sort_by_key(|f| f.tag);
-    let declared_tags: Vec<u32> = tagged.iter().filter_map(|f| f.tag).collect();
+    let plan = layouts(&n, s);
+    let mut tagged: Vec<(usize, &Field)> = s
+        .fields
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.tag.is_some())
+        .collect();
+    tagged.sort_by_key(|(_, f)| f.tag);
 
-    // ---- write / size ----
-    // Per field: (write, size, read) pieces; `None` where the field has no regular versions.
-    let mut write_fields = Vec::new();
-    let mut size_fields = Vec::new();
-    let mut write_one: Vec<Option<TokenStream>> = Vec::new();
-    let mut size_one: Vec<Option<TokenStream>> = Vec::new();
-    // The fewest bytes and the allocation ratio (see `Field::min_size`, `alloc_ratio`).
-    let mut min_fields = Vec::new();
-    let mut ratio_fields = Vec::new();
-    for f in &s.fields {
-        let fid = &f.ident;
-        let fname = fid.to_string();
-        let mandatory = f.mandatory();
-        let versions = f.versions;
-        let cx = field_cx(s, f);
-        let ty_span = f.ty.span();
-        // `<T as Field>` on the type's span: a type with no codec is one error, on the type.
-        let ty = &f.ty;
-        let write = quote_spanned!(ty_span=> <#ty as __kw::Field>::write(&self.#fid, __buf, #cx));
-        let size = quote_spanned!(ty_span=> <#ty as __kw::Field>::size(&self.#fid, #cx));
-        if !mandatory.is_empty() {
-            min_fields.push(quote_spanned! {ty_span=>
-                if #mandatory.contains(__v) { __n += <#ty as __kw::Field>::min_size(#cx); }
-            });
-            ratio_fields.push(quote_spanned! {ty_span=>
-                if #mandatory.contains(__v) { __k = __k.max(<#ty as __kw::Field>::alloc_ratio(#cx)); }
-            });
-        }
-        if let Some(t) = f.tag.map(|_| f.tagged) {
-            let tcx = tagged_cx(f);
-            ratio_fields.push(quote_spanned! {ty_span=>
-                if #t.contains(__v) { __k = __k.max(<#ty as __kw::Field>::alloc_ratio(#tcx)); }
-            });
-        }
-        let absent_check = if f.ignorable {
-            quote!()
-        } else {
-            // KAFKA-RULES rule 23: a non-default value in a field the version does not have.
-            let nd = non_default(f, quote!(self.#fid));
-            quote! {
-                else if !#versions.contains(__v) && #nd {
-                    return ::core::result::Result::Err(__kw::absent_field(#fname, __v));
-                }
-            }
-        };
-        if mandatory.is_empty() {
-            if !f.ignorable {
-                let nd = non_default(f, quote!(self.#fid));
-                write_one.push(Some(quote! {
-                    if !#versions.contains(__v) && #nd {
-                        return ::core::result::Result::Err(__kw::absent_field(#fname, __v));
-                    }
-                }));
-            } else {
-                write_one.push(None);
-            }
-            size_one.push(None);
-        } else {
-            write_one.push(Some(quote! {
-                if #mandatory.contains(__v) {
-                    #write.map_err(|e| e.in_field(#fname))?;
-                } #absent_check
-            }));
-            size_one.push(Some(quote! {
-                if #mandatory.contains(__v) { __n += #size; }
-            }));
-        }
-    }
-    let runs = fixed_runs(s);
-
-    let (write_tagged, size_tagged) = match &s.unknown {
-        Some(unk) => {
-            let unk_name = unk.to_string();
-            let mut present = Vec::new();
-            let mut writes = Vec::new();
-            let mut sizes = Vec::new();
-            for (i, f) in tagged.iter().enumerate() {
-                let fid = &f.ident;
-                let fname = fid.to_string();
-                let tag = f.tag.unwrap_or_default();
-                let t = f.tagged;
-                let flag = format_ident!("__t{}", i);
-                let nd = non_default(f, quote!(self.#fid));
-                let cx = tagged_cx(f);
-                present
-                    .push(quote!(let #flag = #t.contains(__v) && #nd; __count += #flag as usize;));
-                // `<T as Field>` on the type's span, as for regular fields.
-                let ty = &f.ty;
-                let size = quote_spanned!(ty.span()=> <#ty as __kw::Field>::size(&self.#fid, #cx));
-                let write =
-                    quote_spanned!(ty.span()=> <#ty as __kw::Field>::write(&self.#fid, __buf, #cx));
-                writes.push(quote! {
-                    if #flag {
-                        __kw::put_tagged_header(__buf, #tag, #size);
-                        #write.map_err(|e| e.in_field(#fname))?;
-                    }
-                });
-                sizes.push(quote! {
-                    if #flag { __n += __kw::tagged_entry_size(#tag, #size); }
-                });
-            }
-            let w = quote! {
-                __kw::check_unknown_tagged(&self.#unk, __flex, __v, &[#(#declared_tags),*])
-                    .map_err(|e| e.in_field(#unk_name))?;
-                if __flex {
-                    let mut __count = self.#unk.len();
-                    #(#present)*
-                    __kw::put_count(__buf, __count);
-                    #(#writes)*
-                    __kw::write_unknown_tagged(__buf, &self.#unk);
-                }
-            };
-            let sz = quote! {
-                if __flex {
-                    let mut __count = self.#unk.len();
-                    #(#present)*
-                    __n += __kw::count_size(__count) + __kw::unknown_tagged_size(&self.#unk);
-                    #(#sizes)*
-                }
-            };
-            (w, sz)
-        }
-        None => (quote!(), quote!()),
-    };
-
-    // ---- read ----
-    let mut locals = Vec::new();
+    let mut writes = Vec::new();
+    let mut sizes = Vec::new();
+    let mut const_size = 0usize;
     let mut reads = Vec::new();
-    let mut read_one: Vec<Option<TokenStream>> = Vec::new();
-    let mut inits = Vec::new();
-    for f in &s.fields {
+    // The fewest bytes and the allocation ratio (see `Field::min_size`, `alloc_ratio`):
+    // fixed-width fields in every version add to `const_size`, which is also their minimum.
+    let mut mins = Vec::new();
+    let mut ratios = Vec::new();
+    for (i, (f, layout)) in s.fields.iter().zip(&plan).enumerate() {
+        let i = Literal::usize_unsuffixed(i);
         let fid = &f.ident;
-        let fname = fid.to_string();
         let ty = &f.ty;
-        let def = &f.default;
-        let mandatory = f.mandatory();
-        let cx = field_cx(s, f);
-        locals.push(quote!(let mut #fid: #ty = #def;));
-        if !mandatory.is_empty() {
-            let read = quote_spanned!(f.ty.span()=> <#ty as __kw::Field>::read(__r, #cx));
-            read_one.push(Some(quote! {
-                if #mandatory.contains(__v) {
-                    #fid = #read.map_err(|e| e.in_field(#fname))?;
-                }
-            }));
-        } else {
-            read_one.push(None);
-        }
-        inits.push(quote!(#fid));
-    }
-    // Runs of fixed-width fields: one bounds check for the whole run.
-    let mut i = 0;
-    while i < s.fields.len() {
-        let Some(run) = runs.iter().find(|r| r.start == i) else {
-            write_fields.extend(write_one[i].take());
-            size_fields.extend(size_one[i].take());
-            reads.extend(read_one[i].take());
-            i += 1;
-            continue;
-        };
-        let fields = &s.fields[run.clone()];
-        let gates = fields.iter().map(|f| {
-            let m = f.mandatory();
-            quote!(#m.contains(__v))
-        });
-        let gate = quote!(#(#gates)&&*);
-        let slow_w: Vec<_> = run.clone().filter_map(|j| write_one[j].take()).collect();
-        let slow_s: Vec<_> = run.clone().filter_map(|j| size_one[j].take()).collect();
-        let slow_r: Vec<_> = run.clone().filter_map(|j| read_one[j].take()).collect();
-        let width: usize = fields.iter().map(|f| fixed_width(&f.ty).unwrap_or(0)).sum();
-        let mut bytes = Vec::new();
-        let mut puts = Vec::new();
-        let mut sets = Vec::new();
-        for (k, f) in fields.iter().enumerate() {
-            let fid = &f.ident;
-            let n = fixed_width(&f.ty).unwrap_or(0);
-            let prim = &f.ty;
-            let b: Vec<_> = (0..n).map(|x| format_ident!("__b{}_{}", k, x)).collect();
-            puts.push(quote!(let [#(#b),*] = ::core::primitive::#prim::to_be_bytes(self.#fid);));
-            sets.push(quote!(#fid = ::core::primitive::#prim::from_be_bytes(__run.take_bytes());));
-            bytes.extend(b);
-        }
-        write_fields.push(quote! {
-            if #gate {
-                #(#puts)*
-                __kw::BufMut::put_slice(__buf, &[#(#bytes),*]);
-            } else {
-                #(#slow_w)*
+        let sp = ty.span();
+        let def = default_tokens(f);
+        let fst = field_st(&n, s, f);
+        // Rule 23: a non-default value in a non-ignorable field the version does not have.
+        let absent = (!f.ignorable)
+            .then(|| version_in(&n, f.versions, s.versions))
+            .flatten()
+            .map(|c| quote_spanned!(sp=> if !(#c) { <#ty as #kw::Fx>::absent(&self.#fid, #def, #st, #i)?; }));
+        let mutable = f.tag.is_some().then(|| quote!(mut));
+        // Fixed-width types allocate nothing.
+        let allocates = !matches!(
+            f.kind,
+            Kind::Bool | Kind::Int { .. } | Kind::F64 | Kind::Uuid
+        );
+        if let Some(tag_from) = f.tag.map(|_| f.tagged) {
+            if allocates {
+                let g = version_in_expr(&n, tag_from, s.versions);
+                let nullable = !f.nullable.intersect(f.tagged).is_empty();
+                ratios.push(quote_spanned!(sp=>
+                    if #g { #k = #k.max(<#ty as #kw::Fx>::tagged_ratio(#st, #nullable)); }
+                ));
             }
-        });
-        size_fields.push(quote! {
-            if #gate { __n += #width; } else { #(#slow_s)* }
-        });
-        // A short input restarts field by field, so the error (offset, field) is the one
-        // the fields report on their own.
-        reads.push(quote! {
-            let __run = if #gate { __kw::Run::take(__r, #width) } else { ::core::option::Option::None };
-            if let ::core::option::Option::Some(mut __run) = __run {
-                #(#sets)*
-            } else {
-                #(#slow_r)*
+        }
+        if let Layout::Single(gate) = layout {
+            let min = quote_spanned!(sp=> <#ty as #kw::Fx>::min_in(#fst));
+            let ratio = quote_spanned!(sp=> #k = #k.max(<#ty as #kw::Fx>::ratio_in(#fst)););
+            match gate {
+                None if fixed_width(ty).is_some() => {}
+                None => mins.push(quote!(#sz += #min;)),
+                Some(g) => mins.push(quote!(if #g { #sz += #min; })),
             }
-        });
-        i = run.end;
-    }
-    let read_tagged = match &s.unknown {
-        Some(unk) => {
-            let arms = tagged.iter().map(|f| {
-                let fid = &f.ident;
-                let fname = fid.to_string();
-                let ty = &f.ty;
-                let tag = f.tag.unwrap_or_default();
-                let t = f.tagged;
-                let cx = tagged_cx(f);
-                let nd = non_default(f, quote!(__x));
-                let read = quote_spanned!(ty.span()=> <#ty as __kw::Field>::read(__r, #cx));
-                quote! {
-                    #tag => {
-                        if !#t.contains(__v) {
-                            return ::core::result::Result::Err(__kw::tag_not_valid(__r, #tag, __v).in_field(#fname));
+            if allocates {
+                ratios.push(match gate {
+                    None => ratio,
+                    Some(g) => quote!(if #g { #ratio }),
+                });
+            }
+        }
+        match layout {
+            Layout::None => {
+                writes.extend(absent);
+                reads.push(quote_spanned!(sp=> let #mutable #fid: #ty = #def;));
+            }
+            Layout::InRun => {}
+            Layout::Run(first, len) => {
+                let fields = &s.fields[*first..first + len];
+                let ids: Vec<_> = fields.iter().map(|f| &f.ident).collect();
+                let tys: Vec<_> = fields.iter().map(|f| &f.ty).collect();
+                const_size += fields
+                    .iter()
+                    .map(|f| fixed_width(&f.ty).unwrap_or(0))
+                    .sum::<usize>();
+                writes.push(quote!(#st.put_run((#(self.#ids,)*), #b);));
+                reads.push(quote!(let (#(#ids,)*) = #st.get_run::<(#(#tys,)*)>(#r, #i)?;));
+            }
+            Layout::Single(gate) => {
+                let put = quote_spanned!(sp=> <#ty as #kw::Fx>::put(&self.#fid, #fst, #b, #i)?;);
+                let size = quote_spanned!(sp=> <#ty as #kw::Fx>::size_in(&self.#fid, #fst));
+                match gate {
+                    None => {
+                        writes.push(put);
+                        match fixed_width(ty) {
+                            Some(w) => const_size += w,
+                            None => sizes.push(quote!(#sz += #size;)),
                         }
-                        let __at = __r.position();
-                        let __drops = __kw::drops(__r);
-                        let __x: #ty = #read.map_err(|e| e.in_field(#fname))?;
-                        if !#nd && __kw::drops(__r) == __drops {
-                            return ::core::result::Result::Err(__kw::tagged_default(__at).in_field(#fname));
-                        }
-                        #fid = __x;
-                        ::core::result::Result::Ok(::core::option::Option::Some(#fname))
+                        reads.push(
+                            quote_spanned!(sp=> let #mutable #fid = <#ty as #kw::Fx>::get(#r, #fst, #i)?;),
+                        );
+                    }
+                    Some(g) => {
+                        let absent_else = absent.map(|a| quote!(else { #a }));
+                        writes.push(quote!(if #g { #put } #absent_else));
+                        sizes.push(quote!(if #g { #sz += #size; }));
+                        reads.push(quote_spanned!(sp=>
+                            let #mutable #fid = <#ty as #kw::Fx>::get_or(#r, #fst, #i, #g, #def)?;
+                        ));
                     }
                 }
-            });
-            quote! {
-                let mut #unk = __kw::UnknownTaggedFields::new();
-                if __flex {
-                    __kw::read_tagged_section(__r, &mut #unk, |__tag, __r| {
-                        match __tag {
-                            #(#arms)*
-                            _ => ::core::result::Result::Ok(::core::option::Option::None),
-                        }
-                    })?;
-                }
             }
         }
-        None => quote!(),
-    };
-    // The tagged section: its count byte, and its unknown fields' allocations.
-    let (min_tagged, ratio_tagged) = if s.unknown.is_some() {
-        (
-            quote!(if __flex {
-                __n += 1;
-            }),
-            quote!(if __flex {
-                __k = __k.max(__kw::UNKNOWN_TAGGED_RATIO);
-            }),
-        )
-    } else {
-        (quote!(), quote!())
-    };
-    let unk_init = s.unknown.iter().map(|u| quote!(#u));
+    }
+
+    // The tagged section (flexible structs only: they all keep unknown tagged fields).
+    if let Some(unk) = &s.unknown {
+        let unk_name = unk.to_string();
+        let declared = tagged.iter().filter_map(|(_, f)| f.tag);
+        let flags: Vec<_> = tagged.iter().map(|(i, _)| n.tagged(*i)).collect();
+        let mut presence = Vec::new();
+        let mut put_tagged = Vec::new();
+        let mut size_tagged = Vec::new();
+        let mut arms = Vec::new();
+        for ((i, f), flag) in tagged.iter().zip(&flags) {
+            let i = Literal::usize_unsuffixed(*i);
+            let fid = &f.ident;
+            let ty = &f.ty;
+            let sp = ty.span();
+            let tag = f.tag.unwrap_or_default();
+            let def = default_tokens(f);
+            let in_tagged = version_in_expr(&n, f.tagged, s.versions);
+            let nullable = !f.nullable.intersect(f.tagged).is_empty();
+            let from = Literal::i16_unsuffixed(f.tagged.min);
+            presence.push(quote_spanned!(sp=>
+                let #flag = #in_tagged && <#ty as #kw::Fx>::differs(&self.#fid, #def);
+            ));
+            put_tagged.push(quote_spanned!(sp=> if #flag { <#ty as #kw::Fx>::put_tagged(&self.#fid, #st, #b, #i, #tag, #nullable)?; }));
+            size_tagged.push(quote_spanned!(sp=> if #flag { #sz += <#ty as #kw::Fx>::tagged_size(&self.#fid, #st, #tag, #nullable); }));
+            arms.push(quote_spanned!(sp=>
+                #tag => <#ty as #kw::Fx>::get_tagged(#r, #st, &mut #fid, #i, #tag, #from, #nullable, #def),
+            ));
+        }
+        let count = if flags.is_empty() {
+            quote!(0)
+        } else {
+            quote!(#(usize::from(#flags))+*)
+        };
+        if flags.is_empty() {
+            writes.push(quote!(#st.put_unknown_tags(#b, &self.#unk, #unk_name)?;));
+        } else {
+            writes.push(quote! {
+                #(#presence)*
+                if #st.put_tags(#b, &self.#unk, #count, &[#(#declared),*], #unk_name)? {
+                    #(#put_tagged)*
+                    #kw::write_unknown_tagged(#b, &self.#unk);
+                }
+            });
+        }
+        sizes.push(quote! {
+            #(#presence)*
+            #sz += #st.tags_size(&self.#unk, #count);
+            #(#size_tagged)*
+        });
+        let known = if arms.is_empty() {
+            quote!(|_, _| #kw::Ok(#kw::None))
+        } else {
+            quote!(|#tagv, #r| match #tagv { #(#arms)* _ => #kw::Ok(#kw::None) })
+        };
+        reads.push(quote! {
+            let mut #unk = #kw::UnknownTaggedFields::new();
+            #st.get_tags(#r, &mut #unk, #known)?;
+        });
+    }
+
+    // Nested structs share the parent's flexible versions (rule 13): only for types that may
+    // be structs; primitives, strings and bytes have none.
+    let nested_checks = s.fields.iter().filter(|f| may_nest(&f.kind)).map(|f| {
+        let ty = &f.ty;
+        // The compile-time panic is reported at the call's first token: the field's type.
+        let kw = n.at(names::KW, ty.span());
+        let m = n.at(names::META, ty.span());
+        quote_spanned! {ty.span()=>
+            const _: () = #kw::check_nested_flexible(<#ty as #kw::Fx>::NESTED, #m.flexible);
+        }
+    });
+
+    let meta = struct_meta(s);
+    let inits = s.fields.iter().map(|f| &f.ident).chain(&s.unknown);
+    let defaults = s.fields.iter().map(|f| {
+        let fid = &f.ident;
+        let def = default_tokens(f);
+        quote!(#fid: #def)
+    });
     let unk_default = s
         .unknown
         .iter()
-        .map(|u| quote!(#u: __kw::UnknownTaggedFields::new()));
-
-    // ---- nested structs share the parent's flexible versions (rule 13) ----
-    let nested_checks = s.fields.iter().map(|f| {
-        let ty = &f.ty;
-        quote_spanned! {ty.span()=>
-            const _: () = __kw::check_nested_flexible(<#ty as __kw::Field>::NESTED_FLEXIBLE, #flexible);
-        }
-    });
-
-    // ---- metadata ----
-    let unknown_meta = opt(s.unknown.as_ref().map(|u| {
-        let n = u.to_string();
-        quote!(#n)
-    }));
-    let about = &s.about;
-    let unstable = s.latest_version_unstable;
-    let api = match s.api {
-        Some((key, true)) => {
-            quote!(::core::option::Option::Some(__kw::ApiMeta { key: #key, kind: __kw::ApiKind::Request }))
-        }
-        Some((key, false)) => {
-            quote!(::core::option::Option::Some(__kw::ApiMeta { key: #key, kind: __kw::ApiKind::Response }))
-        }
-        None => quote!(::core::option::Option::None),
-    };
-    let field_metas = s.fields.iter().map(|f| {
-        let rust_name = f.ident.to_string();
-        let kname = &f.name;
-        let ty = &f.ty;
-        let versions = f.versions;
-        let nullable = f.nullable;
-        let tagged = f.tagged;
-        let tag = opt(f.tag.map(|t| quote!(#t)));
-        let default = opt(f.default_text.as_ref().map(|d| quote!(#d)));
-        let ignorable = f.ignorable;
-        let flexible = opt(f.flexible.map(|r: Range| quote!(#r)));
-        let fabout = &f.about;
-        let entity_type = opt(f.entity_type.as_ref().map(|e| quote!(#e)));
-        let map_key = f.map_key;
-        let zero_copy = f.zero_copy;
-        let kafka_type = quote_spanned!(ty.span()=> <#ty as __kw::Field>::KAFKA_TYPE);
+        .map(|u| quote!(#u: #kw::UnknownTaggedFields::new()));
+    let api_impl = s.api.map(|(key, req)| {
+        let kind = if req {
+            quote!(#kw::ApiKind::Request)
+        } else {
+            quote!(#kw::ApiKind::Response)
+        };
         quote! {
-            __kw::FieldMeta {
-                rust_name: #rust_name,
-                name: #kname,
-                ty: #kafka_type,
-                versions: #versions,
-                nullable: #nullable,
-                tag: #tag,
-                tagged: #tagged,
-                default: #default,
-                ignorable: #ignorable,
-                flexible: #flexible,
-                about: #fabout,
-                entity_type: #entity_type,
-                map_key: #map_key,
-                zero_copy: #zero_copy,
+            #[automatically_derived]
+            impl #kw::ApiMessage for #ident {
+                const API_KEY: i16 = #key;
+                const KIND: #kw::ApiKind = #kind;
             }
         }
     });
-    let defaults = s.fields.iter().map(|f| {
-        let fid = &f.ident;
-        let def = &f.default;
-        quote!(#fid: #def)
-    });
-    let api_impl = match s.api {
-        Some((key, req)) => {
-            let kind = if req {
-                quote!(__kw::ApiKind::Request)
-            } else {
-                quote!(__kw::ApiKind::Response)
-            };
-            quote! {
-                #[automatically_derived]
-                impl __kw::ApiMessage for #ident {
-                    const API_KEY: i16 = #key;
-                    const KIND: __kw::ApiKind = #kind;
-                }
-            }
-        }
-        None => quote!(),
+    let size_init = Literal::usize_unsuffixed(const_size);
+    // The tagged section: its count byte, and its unknown fields' allocations.
+    let (min_tags, ratio_init) = match &s.unknown {
+        Some(_) => (
+            quote!(#sz += usize::from(#st.flex());),
+            quote!(#st.unknown_ratio()),
+        ),
+        None => (quote!(), quote!(0)),
     };
 
     quote! {
         const _: () = {
-            use #krate::__private as __kw;
-
+            use #krate::__private as #kw;
+            const #m: &#kw::StructMeta = &#meta;
             #(#nested_checks)*
 
             #[automatically_derived]
-            impl __kw::Field for #ident {
-                const KAFKA_TYPE: __kw::KafkaType =
-                    __kw::KafkaType::Struct(<Self as __kw::KafkaMessage>::meta);
-                const NESTED_FLEXIBLE: ::core::option::Option<__kw::VersionRange> =
-                    ::core::option::Option::Some(#flexible);
+            impl #kw::Field for #ident {
+                const KAFKA_TYPE: #kw::KafkaType = #kw::KafkaType::Struct(|| #m);
+                const NESTED_FLEXIBLE: #kw::Option<#kw::VersionRange> = #kw::Some(#m.flexible);
 
-                fn write<__B: __kw::BufMut + ?Sized>(
-                    &self,
-                    __buf: &mut __B,
-                    __cx: __kw::Cx,
-                ) -> ::core::result::Result<(), __kw::EncodeError> {
-                    let __v = __cx.version;
-                    __kw::check_write_version(#name, #versions, __v)?;
-                    let __flex = #flexible.contains(__v);
-                    #(#write_fields)*
-                    #write_tagged
-                    ::core::result::Result::Ok(())
+                fn write<#bt: #kw::BufMut + ?Sized>(&self, #b: &mut #bt, #cx: #kw::Cx) -> #kw::EncRes {
+                    let #st = #kw::St::enc(#m, #cx)?;
+                    #(#writes)*
+                    #kw::Ok(())
                 }
 
                 #[inline]
-                fn size(&self, __cx: __kw::Cx) -> usize {
-                    let __v = __cx.version;
-                    let __flex = #flexible.contains(__v);
-                    let mut __n = 0usize;
-                    #(#size_fields)*
-                    #size_tagged
-                    __n
+                fn size(&self, #cx: #kw::Cx) -> usize {
+                    let #st = #kw::St::new(#m, #cx);
+                    let mut #sz = #size_init;
+                    #(#sizes)*
+                    #sz
                 }
 
                 #[inline]
-                fn min_size(__cx: __kw::Cx) -> usize {
-                    let __v = __cx.version;
-                    let __flex = #flexible.contains(__v);
-                    let mut __n = 0usize;
-                    #(#min_fields)*
-                    #min_tagged
-                    __n
+                fn min_size(#cx: #kw::Cx) -> usize {
+                    let #st = #kw::St::new(#m, #cx);
+                    let mut #sz = #size_init;
+                    #(#mins)*
+                    #min_tags
+                    #sz
                 }
 
-                fn alloc_ratio(__cx: __kw::Cx) -> usize {
-                    let __v = __cx.version;
-                    let __flex = #flexible.contains(__v);
-                    let mut __k = 0usize;
-                    #(#ratio_fields)*
-                    #ratio_tagged
-                    __k
+                fn alloc_ratio(#cx: #kw::Cx) -> usize {
+                    let #st = #kw::St::new(#m, #cx);
+                    let mut #k = #ratio_init;
+                    #(#ratios)*
+                    #k
                 }
 
                 // Inlined into the array loop, so each element is built in place rather than
                 // returned and copied (TxnOffsetCommit v5 100x100 decode: 2.15M -> 1.60M
-                // instructions, InitializeShareGroupState 26 -> 15 µs). `always`: a plain
-                // hint was not taken when the message is decoded through dispatch.
+                // instructions). `always`: a plain hint was not taken through dispatch.
                 #[inline(always)]
-                fn read(
-                    __r: &mut __kw::Reader<'_>,
-                    __cx: __kw::Cx,
-                ) -> ::core::result::Result<Self, __kw::DecodeError> {
-                    let __v = __cx.version;
-                    __kw::check_read_version(#name, #versions, __v, __r)?;
-                    let __flex = #flexible.contains(__v);
-                    #(#locals)*
+                fn read(#r: &mut #kw::Reader<'_>, #cx: #kw::Cx) -> #kw::DecRes<Self> {
+                    let #st = #kw::St::dec(#m, #cx, #r)?;
                     #(#reads)*
-                    #read_tagged
-                    ::core::result::Result::Ok(Self { #(#inits,)* #(#unk_init,)* })
+                    #kw::Ok(Self { #(#inits),* })
                 }
             }
 
             #[automatically_derived]
-            impl __kw::NullableField for #ident {
-                fn write_nullable<__B: __kw::BufMut + ?Sized>(
-                    __value: ::core::option::Option<&Self>,
-                    __buf: &mut __B,
-                    __cx: __kw::Cx,
-                ) -> ::core::result::Result<(), __kw::EncodeError> {
-                    if __cx.nullable {
-                        __kw::put_struct_marker(__buf, __value.is_some(), __cx);
-                    }
-                    match __value {
-                        ::core::option::Option::Some(__s) => __kw::Field::write(__s, __buf, __cx),
-                        ::core::option::Option::None => ::core::result::Result::Ok(()),
-                    }
-                }
+            impl #kw::NullableField for #ident {}
 
-                fn size_nullable(__value: ::core::option::Option<&Self>, __cx: __kw::Cx) -> usize {
-                    usize::from(__cx.nullable)
-                        + __value.map_or(0, |__s| __kw::Field::size(__s, __cx))
-                }
-
-                // Null is the one-byte marker alone.
-                #[inline]
-                fn min_size_nullable(__cx: __kw::Cx) -> usize {
-                    if __cx.nullable { 1 } else { <Self as __kw::Field>::min_size(__cx) }
-                }
-
-                fn read_nullable(
-                    __r: &mut __kw::Reader<'_>,
-                    __cx: __kw::Cx,
-                ) -> ::core::result::Result<::core::option::Option<Self>, __kw::DecodeError> {
-                    if __cx.nullable && !__kw::read_struct_marker(__r, __cx)? {
-                        return ::core::result::Result::Ok(::core::option::Option::None);
-                    }
-                    <Self as __kw::Field>::read(__r, __cx).map(::core::option::Option::Some)
-                }
+            #[automatically_derived]
+            impl #kw::KafkaMessage for #ident {
+                const META: &'static #kw::StructMeta = #m;
             }
 
             #[automatically_derived]
-            impl __kw::KafkaMessage for #ident {
-                const META: &'static __kw::StructMeta = &__kw::StructMeta {
-                    name: #name,
-                    versions: #versions,
-                    flexible: #flexible,
-                    api: #api,
-                    about: #about,
-                    fields: &[#(#field_metas),*],
-                    unknown_tagged_field: #unknown_meta,
-                    latest_version_unstable: #unstable,
-                };
-            }
-
-            #[automatically_derived]
-            impl ::core::default::Default for #ident {
+            impl #kw::Default for #ident {
                 fn default() -> Self {
                     #ident { #(#defaults,)* #(#unk_default,)* }
                 }
@@ -571,11 +576,81 @@ pub fn generate(s: &Struct) -> TokenStream {
     }
 }
 
-fn opt(v: Option<TokenStream>) -> TokenStream {
-    match v {
-        Some(t) => quote!(::core::option::Option::Some(#t)),
-        None => quote!(::core::option::Option::None),
+/// Whether a field of this kind may hold a derived struct (whose flexible versions must
+/// then match).
+fn may_nest(k: &Kind) -> bool {
+    match k {
+        Kind::Other => true,
+        Kind::Array(el) => may_nest(el),
+        _ => false,
     }
+}
+
+/// The struct's metadata: a const constructor, then a builder call per non-default key.
+fn struct_meta(s: &Struct) -> TokenStream {
+    let kw = format_ident!("{}", names::KW);
+    let name = &s.name;
+    let about = &s.about;
+    let (versions, flexible) = (range(s.versions), range(s.flexible));
+    let fields = s.fields.iter().map(field_meta);
+    let mut out =
+        quote!(#kw::StructMeta::new(#name, #versions, #flexible, #about, &[#(#fields),*]));
+    if let Some((key, req)) = s.api {
+        let kind = if req {
+            quote!(#kw::ApiKind::Request)
+        } else {
+            quote!(#kw::ApiKind::Response)
+        };
+        out = quote!(#out.with_api(#key, #kind));
+    }
+    if let Some(u) = &s.unknown {
+        let u = u.to_string();
+        out = quote!(#out.with_unknown_tagged_field(#u));
+    }
+    if s.latest_version_unstable {
+        out = quote!(#out.with_latest_version_unstable());
+    }
+    out
+}
+
+fn field_meta(f: &Field) -> TokenStream {
+    let kw = format_ident!("{}", names::KW);
+    let rust_name = f.ident.to_string();
+    let kname = &f.name;
+    let ty = &f.ty;
+    let versions = range(f.versions);
+    let about = &f.about;
+    let kafka_type = quote_spanned!(ty.span()=> <#ty as #kw::Fx>::TYPE);
+    let mut out = quote!(#kw::FieldMeta::new(#rust_name, #kname, #kafka_type, #versions, #about));
+    if !f.nullable.is_empty() {
+        let r = range(f.nullable);
+        out = quote!(#out.with_nullable(#r));
+    }
+    if let Some(tag) = f.tag {
+        let r = range(f.tagged);
+        out = quote!(#out.with_tag(#tag, #r));
+    }
+    if let Some(text) = &f.default_text {
+        let v = default_meta(f);
+        out = quote!(#out.with_default(#text, #v));
+    }
+    if f.ignorable {
+        out = quote!(#out.with_ignorable());
+    }
+    if let Some(fl) = f.flexible {
+        let r = range(fl);
+        out = quote!(#out.with_flexible(#r));
+    }
+    if let Some(e) = &f.entity_type {
+        out = quote!(#out.with_entity_type(#e));
+    }
+    if f.map_key {
+        out = quote!(#out.with_map_key());
+    }
+    if f.zero_copy {
+        out = quote!(#out.with_zero_copy());
+    }
+    out
 }
 
 /// On error, still emit the impls (with bodies that cannot run) so that users see the
@@ -616,26 +691,11 @@ pub fn fallback(input: &syn::DeriveInput) -> TokenStream {
                     ::core::result::Result::Err(__r.error(__kw::DecodeErrorKind::InvalidValue(#unbuilt)))
                 }
             }
-            impl __kw::NullableField for #ident {
-                fn write_nullable<__B: __kw::BufMut + ?Sized>(_: ::core::option::Option<&Self>, _: &mut __B, _: __kw::Cx) -> ::core::result::Result<(), __kw::EncodeError> {
-                    ::core::result::Result::Err(__kw::EncodeError::new(__kw::EncodeErrorKind::InvalidValue(#unbuilt)))
-                }
-                fn size_nullable(_: ::core::option::Option<&Self>, _: __kw::Cx) -> usize { 0 }
-                fn read_nullable(__r: &mut __kw::Reader<'_>, _: __kw::Cx) -> ::core::result::Result<::core::option::Option<Self>, __kw::DecodeError> {
-                    ::core::result::Result::Err(__r.error(__kw::DecodeErrorKind::InvalidValue(#unbuilt)))
-                }
-            }
+            impl __kw::NullableField for #ident {}
             impl __kw::KafkaMessage for #ident {
-                const META: &'static __kw::StructMeta = &__kw::StructMeta {
-                    name: #name,
-                    versions: __kw::VersionRange::NONE,
-                    flexible: __kw::VersionRange::NONE,
-                    api: ::core::option::Option::None,
-                    about: "",
-                    fields: &[],
-                    unknown_tagged_field: ::core::option::Option::None,
-                    latest_version_unstable: false,
-                };
+                const META: &'static __kw::StructMeta = &__kw::StructMeta::new(
+                    #name, __kw::VersionRange::NONE, __kw::VersionRange::NONE, "", &[],
+                );
             }
             impl ::core::default::Default for #ident {
                 // Only ever compiled next to the attribute errors, so never run; a struct

@@ -4,8 +4,8 @@
 
 use darling::util::SpannedValue;
 use darling::FromDeriveInput;
-use proc_macro2::{Span, TokenStream};
-use quote::quote;
+use proc_macro2::Span;
+use quote::ToTokens;
 use syn::spanned::Spanned;
 
 use crate::attr::{doc_text, FieldAttrs, StructAttrs};
@@ -150,8 +150,12 @@ pub struct Field {
     pub tag_span: Span,
     pub tagged: Range,
     pub default_text: Option<String>,
-    /// The value of the declared (or implicit) default.
-    pub default: TokenStream,
+    /// The value of the declared (or implicit) default, typed (codegen writes it as Rust).
+    pub default: Dflt,
+    /// The Kafka type seen from the Rust type (the inner type of an `Option`).
+    pub kind: Kind,
+    /// Whether the Rust type is an `Option<…>` (the field is nullable somewhere).
+    pub option: bool,
     pub ignorable: bool,
     pub flexible: Option<Range>,
     pub about: String,
@@ -198,7 +202,7 @@ fn mentions(ty: &syn::Type, ident: &syn::Ident) -> bool {
             _ => false,
         })
     }
-    walk(quote!(#ty), ident)
+    walk(ty.to_token_stream(), ident)
 }
 
 /// Rust `snake_case` → Kafka `PascalCase` (`v3_and_below_topics` → `V3AndBelowTopics`).
@@ -664,6 +668,8 @@ fn check_field(
         tagged: tagged.unwrap_or(Range::NONE),
         default_text: f.default.as_ref().map(|d| (**d).clone()),
         default,
+        kind,
+        option,
         ignorable: f.ignorable.is_present(),
         flexible: f.flexible.as_ref().map(|r| **r),
         about: doc_text(&f.attrs),
@@ -673,7 +679,23 @@ fn check_field(
     })
 }
 
-/// The default's value as Rust tokens (KAFKA-RULES §4), or an error on the literal.
+/// A field's default value, typed. `Implicit` is Kafka's implicit default for the type
+/// (rule 20: null for a nullable records field, the empty value otherwise); `Empty` is `""`
+/// for bytes, arrays and structs. A value other than `Null` is wrapped in `Some` for an
+/// `Option` field.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Dflt {
+    Implicit,
+    Null,
+    Bool(bool),
+    Int(i128),
+    F64(f64),
+    Str(String),
+    Uuid([u8; 16]),
+    Empty,
+}
+
+/// The default's value (KAFKA-RULES §4), or an error on the literal.
 fn build_default(
     f: &FieldAttrs,
     kind: &Kind,
@@ -681,21 +703,9 @@ fn build_default(
     nullable: Range,
     versions: Range,
     acc: &mut darling::error::Accumulator,
-) -> TokenStream {
-    let implicit = || {
-        // Rule 20: records default to null; every other nullable type to its empty value.
-        if option && *kind == Kind::Records {
-            quote!(::core::option::Option::None)
-        } else if option {
-            quote!(::core::option::Option::Some(
-                ::core::default::Default::default()
-            ))
-        } else {
-            quote!(::core::default::Default::default())
-        }
-    };
+) -> Dflt {
     let Some(d) = &f.default else {
-        return implicit();
+        return Dflt::Implicit;
     };
     let text = d.as_str();
     let span = d.span();
@@ -708,40 +718,32 @@ fn build_default(
                 format!("null cannot be the default: not all versions of this field (\"{versions}\") are nullable (\"{nullable}\")"),
             ));
         }
-        return quote!(::core::option::Option::None);
+        return Dflt::Null;
     }
     // Rule 20: Java ignores a records field's JSON default; it is null.
     if *kind == Kind::Records {
-        return implicit();
+        return Dflt::Implicit;
     }
     // FieldSpec.fieldDefault: an empty default means the type's implicit default for
     // numbers, bools and uuids too.
     if text.is_empty() && !matches!(kind, Kind::Str) {
-        return implicit();
+        return Dflt::Implicit;
     }
     let value = match kind {
         Kind::Bool => match text.to_ascii_lowercase().as_str() {
-            "true" => Ok(quote!(true)),
-            "false" => Ok(quote!(false)),
+            "true" => Ok(Dflt::Bool(true)),
+            "false" => Ok(Dflt::Bool(false)),
             _ => Err(format!(
                 "invalid default {text:?} for a bool: expected \"true\" or \"false\""
             )),
         },
-        Kind::Int { bits, signed } => parse_int(text, *bits, *signed).map(|v| {
-            let lit = proc_macro2::Literal::i128_unsuffixed(v);
-            if v < 0 {
-                let abs = proc_macro2::Literal::i128_unsuffixed(-v);
-                quote!(-#abs)
-            } else {
-                quote!(#lit)
-            }
-        }),
-        Kind::F64 => parse_f64(text),
-        Kind::Str => Ok(quote!(::core::convert::From::from(#text))),
-        Kind::Uuid => parse_uuid(text).map(|b| quote!(__kw::Uuid::from_bytes([#(#b),*]))),
+        Kind::Int { bits, signed } => parse_int(text, *bits, *signed).map(Dflt::Int),
+        Kind::F64 => parse_f64(text).map(Dflt::F64),
+        Kind::Str => Ok(Dflt::Str(text.to_owned())),
+        Kind::Uuid => parse_uuid(text).map(Dflt::Uuid),
         Kind::Bytes | Kind::Array(_) | Kind::Records | Kind::Other => {
             if text.is_empty() {
-                Ok(quote!(::core::default::Default::default()))
+                Ok(Dflt::Empty)
             } else {
                 Err(format!(
                     "invalid default {text:?}: a {} field's default can only be \"\" or \"null\"",
@@ -751,11 +753,10 @@ fn build_default(
         }
     };
     match value {
-        Ok(v) if option => quote!(::core::option::Option::Some(#v)),
         Ok(v) => v,
         Err(msg) => {
             acc.push(err(span, msg));
-            implicit()
+            Dflt::Implicit
         }
     }
 }
@@ -824,7 +825,7 @@ fn parse_int(text: &str, bits: u8, signed: bool) -> Result<i128, String> {
 }
 
 /// Rule 21: `Double.parseDouble`: decimal and exponent forms, `NaN`, `Infinity`.
-fn parse_f64(text: &str) -> Result<TokenStream, String> {
+fn parse_f64(text: &str) -> Result<f64, String> {
     let t = text.trim();
     let bare = t.trim_start_matches(['+', '-']);
     // Rust's parser also takes "inf" and "nan" in any case; Java takes only these spellings.
@@ -838,27 +839,12 @@ fn parse_f64(text: &str) -> Result<TokenStream, String> {
             "invalid default {text:?} for float64: expected a decimal number, NaN or Infinity"
         ));
     }
-    let v: f64 = t
-        .parse()
-        .map_err(|_| format!("invalid default {text:?} for float64"))?;
-    Ok(if v.is_nan() {
-        quote!(::core::f64::NAN)
-    } else if v == f64::INFINITY {
-        quote!(::core::f64::INFINITY)
-    } else if v == f64::NEG_INFINITY {
-        quote!(::core::f64::NEG_INFINITY)
-    } else {
-        let lit = proc_macro2::Literal::f64_unsuffixed(v.abs());
-        if v.is_sign_negative() {
-            quote!(-#lit)
-        } else {
-            quote!(#lit)
-        }
-    })
+    t.parse()
+        .map_err(|_| format!("invalid default {text:?} for float64"))
 }
 
 /// Rule 21: a uuid default is the base64url text of its 16 bytes.
-fn parse_uuid(text: &str) -> Result<Vec<u8>, String> {
+fn parse_uuid(text: &str) -> Result<[u8; 16], String> {
     const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     let bad =
         || format!("invalid default {text:?} for uuid: expected 22 characters of URL-safe base64");
@@ -878,7 +864,7 @@ fn parse_uuid(text: &str) -> Result<Vec<u8>, String> {
             v = (v << 2) | (s >> 4);
         }
     }
-    Ok(v.to_be_bytes().to_vec())
+    Ok(v.to_be_bytes())
 }
 
 /// Rule 38: tags are unique and contiguous from 0 within a struct.

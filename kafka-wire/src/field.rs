@@ -113,27 +113,51 @@ pub trait Field: Sized {
     label = "`{Self}` does not implement `kafka_wire::NullableField`",
     note = "in Kafka only string, bytes, records, arrays and structs can be null: use `{Self}` without `Option`"
 )]
+///
+/// The provided methods are Kafka's nullable struct (a marker, int8 -1/1 in a regular field
+/// and a 0/1 byte in a tagged payload, then the struct), which is what derived structs use
+/// (the derive writes an empty impl). A type that is null the way a string, bytes or an array
+/// is (length -1) implements all three.
 pub trait NullableField: Field {
     /// Writes the value or the null marker.
     fn write_nullable<B: BufMut + ?Sized>(
         v: Option<&Self>,
         buf: &mut B,
         cx: Cx,
-    ) -> Result<(), EncodeError>;
+    ) -> Result<(), EncodeError> {
+        if cx.nullable {
+            crate::__private::put_struct_marker(buf, v.is_some(), cx);
+        }
+        match v {
+            Some(s) => s.write(buf, cx),
+            None => Ok(()),
+        }
+    }
 
     /// The size of the value or the null marker.
-    fn size_nullable(v: Option<&Self>, cx: Cx) -> usize;
+    fn size_nullable(v: Option<&Self>, cx: Cx) -> usize {
+        usize::from(cx.nullable) + v.map_or(0, |s| s.size(cx))
+    }
 
     /// Reads a value or the null marker (`None`); whether null is allowed is checked by the
     /// caller.
-    fn read_nullable(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Self>, DecodeError>;
+    fn read_nullable(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Self>, DecodeError> {
+        if cx.nullable && !crate::__private::read_struct_marker(r, cx)? {
+            return Ok(None);
+        }
+        Self::read(r, cx).map(Some)
+    }
 
     /// The fewest bytes [`read_nullable`](Self::read_nullable) consumes at `cx`, the null
-    /// marker included (see [`Field::min_size`]). The default, 0, is always safe.
+    /// marker included (see [`Field::min_size`]): for a struct, the one-byte marker alone
+    /// when null is allowed.
     #[inline(always)]
     fn min_size_nullable(cx: Cx) -> usize {
-        let _ = cx;
-        0
+        if cx.nullable {
+            1
+        } else {
+            Self::min_size(cx)
+        }
     }
 }
 

@@ -79,7 +79,7 @@ pub use header::{RequestHeader, ResponseHeader};
 pub use message::{
     request_header_version, response_header_version, ApiMessage, KafkaMessage, API_VERSIONS_KEY,
 };
-pub use meta::{ApiKind, ApiMeta, FieldMeta, KafkaType, StructMeta};
+pub use meta::{ApiKind, ApiMeta, DefaultValue, FieldMeta, KafkaType, StructMeta};
 pub use reader::Reader;
 pub use types::{RawTaggedField, Records, Str, UnknownTaggedFields, Uuid, UuidParseError};
 pub use version::{Version, VersionRange, VersionRangeError};

@@ -126,7 +126,11 @@ pub struct ApiMeta {
 }
 
 /// A derived struct: its Kafka name, versions and fields.
+///
+/// Built by the derive with [`StructMeta::new`] and the builder methods after it, so that it
+/// can gain fields without breaking anyone.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct StructMeta {
     /// The struct's Kafka name (the Rust name unless `#[kafka(name = "…")]`).
     pub name: &'static str,
@@ -148,6 +152,50 @@ pub struct StructMeta {
 }
 
 impl StructMeta {
+    /// A struct with no API, no unknown-tagged-fields holder and a stable latest version.
+    pub const fn new(
+        name: &'static str,
+        versions: VersionRange,
+        flexible: VersionRange,
+        about: &'static str,
+        fields: &'static [FieldMeta],
+    ) -> Self {
+        StructMeta {
+            name,
+            versions,
+            flexible,
+            api: None,
+            about,
+            fields,
+            unknown_tagged_field: None,
+            latest_version_unstable: false,
+        }
+    }
+
+    /// The same, as a top-level message of API `key`.
+    pub const fn with_api(self, key: i16, kind: ApiKind) -> Self {
+        StructMeta {
+            api: Some(ApiMeta { key, kind }),
+            ..self
+        }
+    }
+
+    /// The same, with the Rust name of the field that keeps unknown tagged fields.
+    pub const fn with_unknown_tagged_field(self, rust_name: &'static str) -> Self {
+        StructMeta {
+            unknown_tagged_field: Some(rust_name),
+            ..self
+        }
+    }
+
+    /// The same, with the highest version unstable.
+    pub const fn with_latest_version_unstable(self) -> Self {
+        StructMeta {
+            latest_version_unstable: true,
+            ..self
+        }
+    }
+
     /// The field with Kafka name `name`.
     pub fn field(&self, name: &str) -> Option<&'static FieldMeta> {
         self.fields.iter().find(|f| f.name == name)
@@ -169,8 +217,34 @@ impl StructMeta {
     }
 }
 
+/// A field's default value, typed: what `#[kafka(default = "…")]` says, or Kafka's implicit
+/// default for the type when it says nothing.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub enum DefaultValue {
+    /// Kafka's implicit default: 0, false, the zero uuid, "", empty bytes, an empty array, a
+    /// struct of defaults; null for a nullable `records` field.
+    Implicit,
+    /// `"null"`.
+    Null,
+    /// A bool.
+    Bool(bool),
+    /// An integer (int8 to int64, uint16, uint32).
+    Int(i64),
+    /// A float64.
+    Float(f64),
+    /// A string.
+    Str(&'static str),
+    /// A uuid's 16 bytes.
+    Uuid([u8; 16]),
+}
+
 /// A declared field.
+///
+/// Built by the derive with [`FieldMeta::new`] and the builder methods after it, so that it
+/// can gain fields without breaking anyone.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct FieldMeta {
     /// The Rust field name (as it appears in error paths).
     pub rust_name: &'static str,
@@ -188,6 +262,8 @@ pub struct FieldMeta {
     pub tagged: VersionRange,
     /// The declared default, as written (`default`); `None` for Kafka's implicit default.
     pub default: Option<&'static str>,
+    /// The default's value.
+    pub default_value: DefaultValue,
     /// Whether it may be dropped silently at versions without it (`ignorable`).
     pub ignorable: bool,
     /// A field-level `flexibleVersions` override (strings and bytes only).
@@ -203,6 +279,100 @@ pub struct FieldMeta {
 }
 
 impl FieldMeta {
+    /// A regular field in `versions`: never null, not tagged, implicit default, not
+    /// ignorable, no descriptive attributes.
+    pub const fn new(
+        rust_name: &'static str,
+        name: &'static str,
+        ty: KafkaType,
+        versions: VersionRange,
+        about: &'static str,
+    ) -> Self {
+        FieldMeta {
+            rust_name,
+            name,
+            ty,
+            versions,
+            nullable: VersionRange::NONE,
+            tag: None,
+            tagged: VersionRange::NONE,
+            default: None,
+            default_value: DefaultValue::Implicit,
+            ignorable: false,
+            flexible: None,
+            about,
+            entity_type: None,
+            map_key: false,
+            zero_copy: false,
+        }
+    }
+
+    /// The same, nullable in `versions`.
+    pub const fn with_nullable(self, versions: VersionRange) -> Self {
+        FieldMeta {
+            nullable: versions,
+            ..self
+        }
+    }
+
+    /// The same, tagged with `tag` in `versions`.
+    pub const fn with_tag(self, tag: u32, versions: VersionRange) -> Self {
+        FieldMeta {
+            tag: Some(tag),
+            tagged: versions,
+            ..self
+        }
+    }
+
+    /// The same, with a declared default: its text and its value.
+    pub const fn with_default(self, text: &'static str, value: DefaultValue) -> Self {
+        FieldMeta {
+            default: Some(text),
+            default_value: value,
+            ..self
+        }
+    }
+
+    /// The same, ignorable.
+    pub const fn with_ignorable(self) -> Self {
+        FieldMeta {
+            ignorable: true,
+            ..self
+        }
+    }
+
+    /// The same, with a field-level flexible versions override.
+    pub const fn with_flexible(self, versions: VersionRange) -> Self {
+        FieldMeta {
+            flexible: Some(versions),
+            ..self
+        }
+    }
+
+    /// The same, with Kafka's `entityType`.
+    pub const fn with_entity_type(self, entity_type: &'static str) -> Self {
+        FieldMeta {
+            entity_type: Some(entity_type),
+            ..self
+        }
+    }
+
+    /// The same, a map key.
+    pub const fn with_map_key(self) -> Self {
+        FieldMeta {
+            map_key: true,
+            ..self
+        }
+    }
+
+    /// The same, zero-copy.
+    pub const fn with_zero_copy(self) -> Self {
+        FieldMeta {
+            zero_copy: true,
+            ..self
+        }
+    }
+
     /// What the field names (Kafka's `entityType`, e.g. `"topicName"`), when declared.
     pub fn entity_type(&self) -> Option<&'static str> {
         self.entity_type

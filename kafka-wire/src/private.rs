@@ -4,13 +4,492 @@
 pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 pub use crate::field::{Cx, Field, NullableField};
 pub use crate::message::{ApiMessage, KafkaMessage};
-pub use crate::meta::{ApiKind, ApiMeta, FieldMeta, KafkaType, StructMeta};
+pub use crate::meta::{ApiKind, ApiMeta, DefaultValue, FieldMeta, KafkaType, StructMeta};
 pub use crate::types::{Str, UnknownTaggedFields, Uuid};
 pub use crate::{Reader, Version, VersionRange};
 pub use bytes::BufMut;
+pub use core::convert::From;
+pub use core::default::Default;
+pub use core::option::Option::{self, None, Some};
+pub use core::result::Result::Ok;
+
+/// What the generated `write` returns.
+pub type EncRes = Result<(), EncodeError>;
+/// What the generated `read` returns.
+pub type DecRes<T> = Result<T, DecodeError>;
 
 use crate::primitives::{put_uvarint, uvarint_size};
 use crate::types::RawTaggedField;
+
+/// The context of one struct being written, sized or read: its metadata (for error paths,
+/// looked up only on error) and the context of its regular fields (the struct's version,
+/// compact in its flexible versions, not nullable, not tagged). Built once per struct, so
+/// each field's template is one call.
+#[derive(Clone, Copy)]
+pub struct St {
+    meta: &'static StructMeta,
+    /// The context of the struct's regular fields.
+    pub cx: Cx,
+}
+
+impl St {
+    /// The context for sizing (no version check: `size` of an unsupported version is never
+    /// written).
+    #[inline(always)]
+    pub fn new(meta: &'static StructMeta, cx: Cx) -> Self {
+        let version = cx.version;
+        St {
+            meta,
+            cx: Cx {
+                version,
+                compact: meta.flexible.contains(version),
+                nullable: false,
+                tagged: false,
+            },
+        }
+    }
+
+    /// The context for writing: fails unless the version is one of the struct's.
+    #[inline(always)]
+    pub fn enc(meta: &'static StructMeta, cx: Cx) -> Result<Self, EncodeError> {
+        check_write_version(meta.name, meta.versions, cx.version)?;
+        Ok(Self::new(meta, cx))
+    }
+
+    /// The context for reading: fails unless the version is one of the struct's.
+    #[inline(always)]
+    pub fn dec(meta: &'static StructMeta, cx: Cx, r: &Reader<'_>) -> Result<Self, DecodeError> {
+        check_read_version(meta.name, meta.versions, cx.version, r)?;
+        Ok(Self::new(meta, cx))
+    }
+
+    /// The version.
+    #[inline(always)]
+    pub fn v(self) -> Version {
+        self.cx.version
+    }
+
+    /// Whether the struct is in its flexible form (compact, with a tagged section).
+    #[inline(always)]
+    pub fn flex(self) -> bool {
+        self.cx.compact
+    }
+
+    /// The same context with null allowed or not.
+    #[inline(always)]
+    pub fn null(self, nullable: bool) -> Self {
+        St {
+            cx: Cx {
+                nullable,
+                ..self.cx
+            },
+            ..self
+        }
+    }
+
+    /// The same context with a field-level flexible override (strings and bytes only).
+    #[inline(always)]
+    pub fn compact(self, compact: bool) -> Self {
+        St {
+            cx: Cx {
+                compact: self.cx.compact && compact,
+                ..self.cx
+            },
+            ..self
+        }
+    }
+
+    /// The Rust name of field `i`, for error paths.
+    #[cold]
+    pub fn name(self, i: usize) -> &'static str {
+        self.meta.fields.get(i).map_or("?", |f| f.rust_name)
+    }
+
+    /// Writes a run of adjacent fixed-width fields with one `put_slice`.
+    #[inline(always)]
+    pub fn put_run<T: FixedRun, B: BufMut + ?Sized>(self, v: T, b: &mut B) {
+        v.put(b)
+    }
+
+    /// Reads a run of adjacent fixed-width fields, the first being field `i`, with one bounds
+    /// check; a short input is read field by field so the error names the field cut short.
+    #[inline(always)]
+    pub fn get_run<T: FixedRun>(self, r: &mut Reader<'_>, i: usize) -> DecRes<T> {
+        match r.read_slice_opt(T::WIDTH) {
+            Some(s) => Ok(T::take(s)),
+            None => self.run_short::<T>(r, i),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn run_short<T: FixedRun>(self, r: &mut Reader<'_>, i: usize) -> DecRes<T> {
+        for (k, w) in T::WIDTHS.iter().enumerate() {
+            if r.read_slice_opt(*w).is_none() {
+                let kind = DecodeErrorKind::Truncated {
+                    needed: *w,
+                    available: r.remaining(),
+                };
+                return Err(r.error(kind).in_field(self.name(i + k)));
+            }
+        }
+        // Not reached: the run was short, so one of its fields is.
+        Err(r.error(DecodeErrorKind::InvalidValue("fixed-width run")))
+    }
+
+    /// Checks the unknown tagged fields and writes the tagged section's count: `known` is
+    /// how many declared tagged fields will be written. Returns whether the section exists
+    /// (the struct is flexible at this version), so the caller writes the entries.
+    #[inline(always)]
+    pub fn put_tags<B: BufMut + ?Sized>(
+        self,
+        b: &mut B,
+        unknown: &UnknownTaggedFields,
+        known: usize,
+        declared: &[u32],
+        i: &'static str,
+    ) -> Result<bool, EncodeError> {
+        check_unknown_tagged(unknown, self.flex(), self.v(), declared)
+            .map_err(|e| e.in_field(i))?;
+        if self.flex() {
+            put_count(b, unknown.len() + known);
+        }
+        Ok(self.flex())
+    }
+
+    /// The tagged section of a struct that declares no tagged field: the unknown ones.
+    #[inline(always)]
+    pub fn put_unknown_tags<B: BufMut + ?Sized>(
+        self,
+        b: &mut B,
+        unknown: &UnknownTaggedFields,
+        i: &'static str,
+    ) -> EncRes {
+        if self.put_tags(b, unknown, 0, &[], i)? {
+            write_unknown_tagged(b, unknown);
+        }
+        Ok(())
+    }
+
+    /// The allocation ratio of the unknown tagged fields (when flexible).
+    #[inline]
+    pub fn unknown_ratio(self) -> usize {
+        if self.flex() {
+            UNKNOWN_TAGGED_RATIO
+        } else {
+            0
+        }
+    }
+
+    /// The size of the tagged section's count and unknown fields, with `known` declared
+    /// entries (whose sizes the caller adds).
+    #[inline(always)]
+    pub fn tags_size(self, unknown: &UnknownTaggedFields, known: usize) -> usize {
+        if self.flex() {
+            count_size(unknown.len() + known) + unknown_tagged_size(unknown)
+        } else {
+            0
+        }
+    }
+
+    /// Reads the tagged section; `known` reads a declared tag (see [`St::get_tagged`]).
+    #[inline(always)]
+    pub fn get_tags<F>(
+        self,
+        r: &mut Reader<'_>,
+        unknown: &mut UnknownTaggedFields,
+        known: F,
+    ) -> DecRes<()>
+    where
+        F: FnMut(u32, &mut Reader<'_>) -> Result<Option<&'static str>, DecodeError>,
+    {
+        if self.flex() {
+            read_tagged_section(r, unknown, known)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// The per-field templates of the generated code, on every [`Field`]. The derive calls them
+/// as `<T as Fx>::…`, so a type that is not a `Field` is one error on the type (rustc merges
+/// identical errors), not one per call.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a field of a Kafka message: it implements no Kafka codec",
+    label = "not a Kafka type: `{Self}` does not implement `kafka_wire::Field`",
+    note = "Kafka types are bool, i8, i16, u16, i32, u32, i64, f64, Str (or String), Bytes, Uuid, Records, Vec<T> of a Kafka type, and structs with #[derive(KafkaMessage)]",
+    note = "for a type of your own (a newtype, an enum stored as an integer), implement `kafka_wire::Field` by delegating to one of these"
+)]
+pub trait Fx: Sized {
+    /// [`Field::KAFKA_TYPE`].
+    const TYPE: KafkaType;
+    /// [`Field::NESTED_FLEXIBLE`].
+    const NESTED: Option<VersionRange>;
+
+    /// Writes field `i` of the struct.
+    fn put<B: BufMut + ?Sized>(&self, s: St, b: &mut B, i: usize) -> EncRes;
+
+    /// The size of a regular field.
+    fn size_in(&self, s: St) -> usize;
+
+    /// [`Field::min_size`] of a regular field.
+    fn min_in(s: St) -> usize;
+
+    /// [`Field::alloc_ratio`] of a regular field.
+    fn ratio_in(s: St) -> usize;
+
+    /// [`Field::alloc_ratio`] of a tagged field's payload.
+    fn tagged_ratio(s: St, nullable: bool) -> usize;
+
+    /// Reads field `i`.
+    fn get(r: &mut Reader<'_>, s: St, i: usize) -> DecRes<Self>;
+
+    /// Reads field `i` when `present` (the version has it), else gives its default.
+    fn get_or(r: &mut Reader<'_>, s: St, i: usize, present: bool, default: Self) -> DecRes<Self>;
+
+    /// Fails when non-ignorable field `i`, which the version does not have, holds a value
+    /// other than its default (Kafka's generated code throws `UnsupportedVersionException`).
+    fn absent(&self, default: Self, s: St, i: usize) -> EncRes
+    where
+        Self: PartialEq;
+
+    /// Whether the value differs from `default`: a declared tagged field is written only then.
+    fn differs(&self, default: Self) -> bool
+    where
+        Self: PartialEq;
+
+    /// Writes declared tagged field `i` (tag, size, payload).
+    fn put_tagged<B: BufMut + ?Sized>(
+        &self,
+        s: St,
+        b: &mut B,
+        i: usize,
+        tag: u32,
+        nullable: bool,
+    ) -> EncRes;
+
+    /// The size of a declared tagged field's entry.
+    fn tagged_size(&self, s: St, tag: u32, nullable: bool) -> usize;
+
+    /// Reads declared tagged field `i` into `slot`: tagged from version `from` on; a tagged
+    /// field never carries its default (Kafka does not write one).
+    #[allow(clippy::too_many_arguments)]
+    fn get_tagged(
+        r: &mut Reader<'_>,
+        s: St,
+        slot: &mut Self,
+        i: usize,
+        tag: u32,
+        from: Version,
+        nullable: bool,
+        default: Self,
+    ) -> Result<Option<&'static str>, DecodeError>
+    where
+        Self: PartialEq;
+}
+
+impl<T: Field> Fx for T {
+    const TYPE: KafkaType = T::KAFKA_TYPE;
+    const NESTED: Option<VersionRange> = T::NESTED_FLEXIBLE;
+
+    #[inline(always)]
+    fn put<B: BufMut + ?Sized>(&self, s: St, b: &mut B, i: usize) -> EncRes {
+        match self.write(b, s.cx) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(e.in_field(s.name(i))),
+        }
+    }
+
+    #[inline(always)]
+    fn size_in(&self, s: St) -> usize {
+        self.size(s.cx)
+    }
+
+    #[inline(always)]
+    fn min_in(s: St) -> usize {
+        T::min_size(s.cx)
+    }
+
+    #[inline]
+    fn ratio_in(s: St) -> usize {
+        T::alloc_ratio(s.cx)
+    }
+
+    #[inline]
+    fn tagged_ratio(s: St, nullable: bool) -> usize {
+        T::alloc_ratio(tagged_cx(s.v(), nullable))
+    }
+
+    #[inline(always)]
+    fn get(r: &mut Reader<'_>, s: St, i: usize) -> DecRes<Self> {
+        match Self::read(r, s.cx) {
+            Ok(v) => Ok(v),
+            Err(e) => Err(e.in_field(s.name(i))),
+        }
+    }
+
+    #[inline(always)]
+    fn get_or(r: &mut Reader<'_>, s: St, i: usize, present: bool, default: Self) -> DecRes<Self> {
+        if present {
+            Self::get(r, s, i)
+        } else {
+            Ok(default)
+        }
+    }
+
+    #[inline(always)]
+    fn absent(&self, default: Self, s: St, i: usize) -> EncRes
+    where
+        Self: PartialEq,
+    {
+        if *self == default {
+            Ok(())
+        } else {
+            Err(absent_field(s.name(i), s.v()))
+        }
+    }
+
+    #[inline(always)]
+    fn differs(&self, default: Self) -> bool
+    where
+        Self: PartialEq,
+    {
+        *self != default
+    }
+
+    #[inline]
+    fn put_tagged<B: BufMut + ?Sized>(
+        &self,
+        s: St,
+        b: &mut B,
+        i: usize,
+        tag: u32,
+        nullable: bool,
+    ) -> EncRes {
+        let cx = tagged_cx(s.v(), nullable);
+        put_tagged_header(b, tag, self.size(cx));
+        self.write(b, cx).map_err(|e| e.in_field(s.name(i)))
+    }
+
+    #[inline]
+    fn tagged_size(&self, s: St, tag: u32, nullable: bool) -> usize {
+        tagged_entry_size(tag, self.size(tagged_cx(s.v(), nullable)))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn get_tagged(
+        r: &mut Reader<'_>,
+        s: St,
+        slot: &mut Self,
+        i: usize,
+        tag: u32,
+        from: Version,
+        nullable: bool,
+        default: Self,
+    ) -> Result<Option<&'static str>, DecodeError>
+    where
+        Self: PartialEq,
+    {
+        let name = s.name(i);
+        if s.v() < from {
+            return Err(tag_not_valid(r, tag, s.v()).in_field(name));
+        }
+        let at = r.position();
+        let drops = r.drops;
+        let v = Self::read(r, tagged_cx(s.v(), nullable)).map_err(|e| e.in_field(name))?;
+        // A value read with entries dropped (past what the input could hold) is not the
+        // value that was sent, so it may equal the default without the sender writing one.
+        if v == default && r.drops == drops {
+            return Err(tagged_default(at).in_field(name));
+        }
+        *slot = v;
+        Ok(Some(name))
+    }
+}
+
+/// Fixed-width primitives, for [`FixedRun`].
+pub trait Fixed: Copy {
+    /// Wire width.
+    const N: usize;
+    /// Big-endian bytes into `out` (exactly `N` long).
+    fn put(self, out: &mut [u8]);
+    /// From big-endian bytes (exactly `N` long).
+    fn take(b: &[u8]) -> Self;
+}
+
+macro_rules! fixed {
+    ($($t:ty),*) => {$(
+        impl Fixed for $t {
+            const N: usize = core::mem::size_of::<$t>();
+            #[inline(always)]
+            fn put(self, out: &mut [u8]) {
+                if let Some(o) = out.first_chunk_mut::<{ core::mem::size_of::<$t>() }>() {
+                    *o = self.to_be_bytes();
+                }
+            }
+            #[inline(always)]
+            fn take(b: &[u8]) -> Self {
+                match b.first_chunk::<{ core::mem::size_of::<$t>() }>() {
+                    Some(a) => <$t>::from_be_bytes(*a),
+                    None => 0 as $t,
+                }
+            }
+        }
+    )*};
+}
+fixed!(i8, i16, u16, i32, u32, i64, f64);
+
+/// The longest run the derive groups (wider runs are split).
+pub const MAX_RUN: usize = 64;
+
+/// A tuple of adjacent fixed-width fields, written and read as one slice.
+pub trait FixedRun: Sized {
+    /// Total width.
+    const WIDTH: usize;
+    /// Each field's width.
+    const WIDTHS: &'static [usize];
+    /// Writes the run.
+    fn put<Buf: BufMut + ?Sized>(self, b: &mut Buf);
+    /// Reads the run from exactly `WIDTH` bytes.
+    fn take(b: &[u8]) -> Self;
+}
+
+macro_rules! run {
+    ($($t:ident $i:tt),*) => {
+        impl<$($t: Fixed),*> FixedRun for ($($t,)*) {
+            const WIDTH: usize = 0 $(+ $t::N)*;
+            const WIDTHS: &'static [usize] = &[$($t::N),*];
+            #[inline(always)]
+            fn put<Buf: BufMut + ?Sized>(self, b: &mut Buf) {
+                let mut out = [0u8; MAX_RUN];
+                let mut at = 0;
+                $(
+                    if let Some(o) = out.get_mut(at..at + $t::N) { self.$i.put(o); }
+                    at += $t::N;
+                )*
+                b.put_slice(out.get(..at).unwrap_or_default());
+            }
+            #[inline(always)]
+            fn take(b: &[u8]) -> Self {
+                let mut at = 0;
+                ($({
+                    let v = $t::take(b.get(at..).unwrap_or_default());
+                    at += $t::N;
+                    let _ = at;
+                    v
+                },)*)
+            }
+        }
+    };
+}
+run!(T0 0, T1 1);
+run!(T0 0, T1 1, T2 2);
+run!(T0 0, T1 1, T2 2, T3 3);
+run!(T0 0, T1 1, T2 2, T3 3, T4 4);
+run!(T0 0, T1 1, T2 2, T3 3, T4 4, T5 5);
+run!(T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6);
+run!(T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6, T7 7);
 
 /// A run of adjacent fixed-width fields taken from the input with one bounds check: the
 /// derive reads the run's fields from it in order.

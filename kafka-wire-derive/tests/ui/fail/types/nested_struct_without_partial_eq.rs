@@ -1,7 +1,8 @@
 use kafka_wire::KafkaMessage;
 
-// Non-default checks compare values, so a nested struct must be `PartialEq`: the error is on
-// the field's type, not on the derive.
+// A field that some versions lack is checked for a non-default value on write, so its type
+// must be `PartialEq`: the error is on the field's type, not on the derive. (A field in every
+// version needs no comparison.)
 #[derive(KafkaMessage)]
 #[kafka(versions = "0-9", flexible = "none")]
 struct Partition {
@@ -12,7 +13,7 @@ struct Partition {
 #[derive(KafkaMessage)]
 #[kafka(versions = "0-9", flexible = "none")]
 struct Topic {
-    #[kafka(versions = "0+")]
+    #[kafka(versions = "1+")]
     partitions: Vec<Partition>,
 }
 
