@@ -227,7 +227,7 @@ impl Connection {
             self.client_id.clone(),
         );
         let mut buf = Vec::new();
-        frame::encode_request(&header, body, &mut buf).map_err(CallError::Encode)?;
+        frame::encode_request(&mut buf, &header, body).map_err(CallError::Encode)?;
         let request = Bytes::from(buf);
         io::Write::write_all(&mut self.stream, &request).map_err(CallError::Io)?;
         self.log(true, request.clone());

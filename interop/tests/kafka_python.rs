@@ -416,14 +416,14 @@ fn theirs_to_ours<M: PyShape>(peer: &mut Peer) -> usize {
                         g["client_id"].as_str(),
                         "{what}: client id"
                     );
-                    frame::encode_request(&h, &body, &mut again).unwrap();
+                    frame::encode_request(&mut again, &h, &body).unwrap();
                     body
                 }
                 _ => {
                     let (h, body) = frame::decode_response::<M>(&wire, v, DEFAULT_MAX_FRAME_SIZE)
                         .unwrap_or_else(|e| panic!("{what}: {e}"));
                     assert_eq!(h.correlation_id, corr, "{what}");
-                    frame::encode_response(&h, v, &body, &mut again).unwrap();
+                    frame::encode_response(&mut again, &h, v, &body).unwrap();
                     body
                 }
             };
@@ -447,11 +447,11 @@ fn ours_to_theirs<M: PyShape>(peer: &mut Peer) -> usize {
             let mut wire = Vec::new();
             match M::KIND {
                 kafka_wire::ApiKind::Request => frame::encode_request(
+                    &mut wire,
                     &RequestHeader::new(M::API_KEY, v, corr, client_id.clone()),
                     &body,
-                    &mut wire,
                 ),
-                _ => frame::encode_response(&ResponseHeader::new(corr), v, &body, &mut wire),
+                _ => frame::encode_response(&mut wire, &ResponseHeader::new(corr), v, &body),
             }
             .unwrap();
             let what = format!("{} v{v} seed {seed}: {}", M::PY_NAME, hex(&wire));

@@ -52,7 +52,7 @@ fn unparsable_request_is_reported_as_a_closed_connection() {
     // A well-formed v1 request, cut short: the topics array promises more than is there.
     let header = RequestHeader::new(24, 1, 1, Some("x".into()));
     let mut good = Vec::new();
-    frame::encode_request(&header, &req, &mut good).unwrap();
+    frame::encode_request(&mut good, &header, &req).unwrap();
     let cut = good.len() - 6;
     let mut bad = good[..cut].to_vec();
     bad[..4].copy_from_slice(&((cut - 4) as i32).to_be_bytes());
@@ -108,9 +108,9 @@ fn frame_codec_splits_the_mock_stream() {
     for (corr, v) in [(1, 0), (2, 2)] {
         let mut f = Vec::new();
         frame::encode_request(
+            &mut f,
             &RequestHeader::new(18, v, corr, Some("codec".into())),
             &ApiVersionsRequest::default(),
-            &mut f,
         )
         .unwrap();
         codec.encode(Bytes::from(f), &mut out).unwrap();

@@ -145,6 +145,7 @@ fn frame_of<Req: ApiMessage, Resp: ApiMessage>(
 ) -> (Vec<u8>, Vec<u8>) {
     let mut a = Vec::new();
     encode_request(
+        &mut a,
         &RequestHeader::new(
             Req::API_KEY,
             version,
@@ -152,11 +153,10 @@ fn frame_of<Req: ApiMessage, Resp: ApiMessage>(
             Some("wireshark".into()),
         ),
         req,
-        &mut a,
     )
     .unwrap();
     let mut b = Vec::new();
-    encode_response(&ResponseHeader::new(correlation_id), version, resp, &mut b).unwrap();
+    encode_response(&mut b, &ResponseHeader::new(correlation_id), version, resp).unwrap();
     (a, b)
 }
 

@@ -305,7 +305,7 @@ mod tests {
         };
         let header = RequestHeader::new(18, 3, 9, None);
         let mut out = BytesMut::new();
-        encode_request(&header, &body, &mut out).unwrap();
+        encode_request(&mut out, &header, &body).unwrap();
         let mut wire = BytesMut::new();
         FrameCodec::new().encode(out.freeze(), &mut wire).unwrap();
         let frame = FrameCodec::new().decode(&mut wire).unwrap().unwrap();

@@ -27,10 +27,7 @@ pub fn frame_len(buf: &[u8], max_size: usize) -> Result<Option<usize>, DecodeErr
     };
     let size = i32::from_be_bytes(*prefix);
     if size < 0 {
-        return Err(DecodeError::new(
-            DecodeErrorKind::NegativeFrameSize(size),
-            0,
-        ));
+        return Err(DecodeError::new(DecodeErrorKind::NegativeFrameSize(size), 0).in_part("size"));
     }
     if size as usize > max_size {
         return Err(DecodeError::new(
@@ -39,7 +36,8 @@ pub fn frame_len(buf: &[u8], max_size: usize) -> Result<Option<usize>, DecodeErr
                 max: max_size,
             },
             0,
-        ));
+        )
+        .in_part("size"));
     }
     Ok(Some(4 + size as usize))
 }
@@ -76,10 +74,10 @@ pub(crate) fn check_len(frame: &[u8], total: usize) -> Result<(), DecodeError> {
         .in_part("size"));
     }
     if frame.len() > total {
-        return Err(DecodeError::new(
-            DecodeErrorKind::TrailingBytes(frame.len() - total),
-            total,
-        ));
+        return Err(
+            DecodeError::new(DecodeErrorKind::TrailingBytes(frame.len() - total), total)
+                .in_part("frame"),
+        );
     }
     Ok(())
 }
@@ -149,7 +147,9 @@ pub fn ensure_consumed(r: &Reader<'_>) -> Result<(), DecodeError> {
     if r.is_empty() {
         Ok(())
     } else {
-        Err(r.error(DecodeErrorKind::TrailingBytes(r.remaining())))
+        Err(r
+            .error(DecodeErrorKind::TrailingBytes(r.remaining()))
+            .in_part("frame"))
     }
 }
 
@@ -194,12 +194,12 @@ pub fn put_frame_size<B: BufMut + ?Sized>(buf: &mut B, size: usize) -> Result<()
     Ok(())
 }
 
-/// Encodes a whole request frame: size prefix, header (at the version the API's flexibility
+/// Encodes a whole request frame into `buf`: size prefix, header (at the version the API's flexibility
 /// calls for) and body at `header.request_api_version`.
 pub fn encode_request<M: ApiMessage, B: BufMut + ?Sized>(
+    buf: &mut B,
     header: &RequestHeader,
     body: &M,
-    buf: &mut B,
 ) -> Result<(), EncodeError> {
     if header.request_api_key != M::API_KEY {
         return Err(EncodeError::new(EncodeErrorKind::InvalidValue(
@@ -214,12 +214,15 @@ pub fn encode_request<M: ApiMessage, B: BufMut + ?Sized>(
     body.encode(buf, version).map_err(|e| e.in_part("body"))
 }
 
-/// Encodes a whole response frame for a request at `version`.
+/// Encodes a whole response frame into `buf`, answering a request at `version`.
+///
+/// Every encode and write entry point takes its arguments in one order: destination, header,
+/// version (responses only; a request's is in its header), body.
 pub fn encode_response<M: ApiMessage, B: BufMut + ?Sized>(
+    buf: &mut B,
     header: &ResponseHeader,
     version: Version,
     body: &M,
-    buf: &mut B,
 ) -> Result<(), EncodeError> {
     let hv = M::header_version(version);
     put_frame_size(buf, header.encoded_size(hv) + body.encoded_size(version))?;
@@ -283,7 +286,7 @@ pub fn write_request<M: ApiMessage, W: io::Write + ?Sized>(
     body: &M,
 ) -> io::Result<()> {
     let mut buf = Vec::new();
-    encode_request(header, body, &mut buf)
+    encode_request(&mut buf, header, body)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     w.write_all(&buf)
 }
@@ -296,7 +299,7 @@ pub fn write_response<M: ApiMessage, W: io::Write + ?Sized>(
     body: &M,
 ) -> io::Result<()> {
     let mut buf = Vec::new();
-    encode_response(header, version, body, &mut buf)
+    encode_response(&mut buf, header, version, body)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     w.write_all(&buf)
 }

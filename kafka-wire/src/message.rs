@@ -57,6 +57,18 @@ pub trait KafkaMessage: Field + Default {
         }
         Ok(v)
     }
+
+    /// [`decode_exact`](Self::decode_exact) from a borrowed slice, which is copied first
+    /// (strings and bytes in the result share the copy). Use `decode_exact` with a [`Bytes`]
+    /// you already hold to avoid the copy.
+    fn decode_exact_slice(buf: &[u8], version: Version) -> Result<Self, DecodeError> {
+        Self::decode_exact(&Bytes::copy_from_slice(buf), version)
+    }
+
+    /// Encodes into a new [`Bytes`] of exactly the right size.
+    fn encode_to_bytes(&self, version: Version) -> Result<Bytes, EncodeError> {
+        self.encode_to_vec(version).map(Bytes::from)
+    }
 }
 
 /// A top-level request or response of a Kafka API (`#[kafka(api_key = N, request)]`).

@@ -7,7 +7,8 @@ use bytes::Bytes;
 /// A UTF-8 string that shares the buffer it was decoded from (Kafka's `string`).
 ///
 /// Decoding checks UTF-8 and then slices the input: no copy, no allocation.
-/// It dereferences to `&str` and converts from `&'static str` and `String`.
+/// It dereferences to `&str` and converts from `&'static str` (no copy) and `String` (no
+/// copy); a borrowed `&str` of shorter life is copied with [`Str::copy_from`].
 #[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Str(Bytes);
 
@@ -28,6 +29,12 @@ impl Str {
     /// A string borrowed from static memory, with no allocation.
     pub const fn from_static(s: &'static str) -> Self {
         Str(Bytes::from_static(s.as_bytes()))
+    }
+
+    /// A string copied from `s`, whatever its lifetime (`From<&str>` is for `&'static str`
+    /// only, which it does not copy).
+    pub fn copy_from(s: &str) -> Self {
+        Str(Bytes::copy_from_slice(s.as_bytes()))
     }
 
     /// Wraps bytes already known to be UTF-8, or says why they are not.
@@ -104,6 +111,18 @@ impl From<&'static str> for Str {
 impl From<String> for Str {
     fn from(s: String) -> Self {
         Str(Bytes::from(s))
+    }
+}
+
+impl From<&String> for Str {
+    fn from(s: &String) -> Self {
+        Str::copy_from(s)
+    }
+}
+
+impl From<Box<str>> for Str {
+    fn from(s: Box<str>) -> Self {
+        Str::from(String::from(s))
     }
 }
 
@@ -236,6 +255,30 @@ impl FromStr for Uuid {
 /// frames them exactly like nullable `bytes` (KAFKA-RULES §2 rule 9).
 #[derive(Clone, Default, PartialEq, Eq, Hash)]
 pub struct Records(pub Bytes);
+
+impl From<Bytes> for Records {
+    fn from(bytes: Bytes) -> Self {
+        Records(bytes)
+    }
+}
+
+impl From<Vec<u8>> for Records {
+    fn from(bytes: Vec<u8>) -> Self {
+        Records(Bytes::from(bytes))
+    }
+}
+
+impl From<&'static [u8]> for Records {
+    fn from(bytes: &'static [u8]) -> Self {
+        Records(Bytes::from_static(bytes))
+    }
+}
+
+impl From<Records> for Bytes {
+    fn from(r: Records) -> Self {
+        r.0
+    }
+}
 
 impl fmt::Debug for Records {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
