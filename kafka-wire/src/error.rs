@@ -239,7 +239,11 @@ impl DecodeError {
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} at byte {}", self.0.kind, self.0.offset)?;
-        if !self.0.path.is_empty() {
+        let named = match &self.0.kind {
+            DecodeErrorKind::UnsupportedVersion { name, .. } => Some(*name),
+            _ => None,
+        };
+        if !self.0.path.is_empty() && !path_is(&self.0.path, named) {
             write!(f, " in `{}`", self.0.path)?;
         }
         Ok(())
@@ -378,11 +382,22 @@ impl EncodeError {
 impl fmt::Display for EncodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.0.kind)?;
-        if !self.0.path.is_empty() {
+        // "can't write version 5 of HeartbeatRequest" already says where: a path that is just
+        // the struct's name would repeat it.
+        let named = match &self.0.kind {
+            EncodeErrorKind::UnsupportedVersion { name, .. } => Some(*name),
+            _ => None,
+        };
+        if !self.0.path.is_empty() && !path_is(&self.0.path, named) {
             write!(f, " in `{}`", self.0.path)?;
         }
         Ok(())
     }
+}
+
+/// Whether `path` is exactly the single name `name`.
+fn path_is(path: &FieldPath, name: Option<&str>) -> bool {
+    name.is_some_and(|n| path.to_string() == n)
 }
 
 impl fmt::Debug for EncodeError {

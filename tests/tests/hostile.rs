@@ -545,17 +545,17 @@ fn trailing_bytes_after_the_body() {
     let e = check_request_frame(&refit(&b)).unwrap_err();
     assert_eq!(
         parts(&e),
-        (DecodeErrorKind::TrailingBytes(1), 56, String::new())
+        (DecodeErrorKind::TrailingBytes(1), 56, "frame".to_owned())
     );
     // The prefix does not cover it: the frame itself is followed by a byte.
     let e = check_request_frame(&b).unwrap_err();
     assert_eq!(
         parts(&e),
-        (DecodeErrorKind::TrailingBytes(1), 56, String::new())
+        (DecodeErrorKind::TrailingBytes(1), 56, "frame".to_owned())
     );
     assert_eq!(
         e.to_string(),
-        "1 trailing byte(s) after the end of the message at byte 56"
+        "1 trailing byte(s) after the end of the message at byte 56 in `frame`"
     );
 }
 
@@ -568,12 +568,12 @@ fn frame_too_large_and_negative_frame_size() {
         (
             DecodeErrorKind::FrameTooLarge { size: 52, max: 40 },
             0,
-            String::new()
+            "size".to_owned()
         )
     );
     assert_eq!(
         e.to_string(),
-        "frame size 52 exceeds the maximum of 40 bytes at byte 0"
+        "frame size 52 exceeds the maximum of 40 bytes at byte 0 in `size`"
     );
     // From the prefix alone: 4 bytes saying 2 GiB - 1.
     let e = RequestFrame::decode(&Bytes::from_static(&[0x7f, 0xff, 0xff, 0xff])).unwrap_err();
@@ -601,7 +601,7 @@ fn frame_too_large_and_negative_frame_size() {
     .unwrap_err();
     assert_eq!(
         parts(&e),
-        (DecodeErrorKind::NegativeFrameSize(-1), 0, String::new())
+        (DecodeErrorKind::NegativeFrameSize(-1), 0, "size".to_owned())
     );
 }
 

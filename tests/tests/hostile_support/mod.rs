@@ -87,8 +87,11 @@ pub fn check_error(e: &DecodeError, len: usize) {
         text.contains(&format!(" at byte {}", e.offset())),
         "Display lacks the offset: {text}"
     );
-    if !e.path().is_empty() {
-        assert!(text.contains(&format!("`{}`", e.path())), "{text}");
+    // The path is printed unless it is only the struct an UnsupportedVersion already names.
+    let path = e.path().to_string();
+    let named = matches!(e.kind(), kafka_wire::DecodeErrorKind::UnsupportedVersion { name, .. } if *name == path);
+    if !path.is_empty() && !named {
+        assert!(text.contains(&format!("`{path}`")), "{text}");
     }
 }
 
