@@ -53,7 +53,7 @@ pub struct FieldAttrs {
     pub tag: Option<SpannedValue<Tag>>,
     #[darling(default)]
     pub tagged: Option<SpannedValue<Range>>,
-    #[darling(default)]
+    #[darling(default, with = default_text)]
     pub default: Option<SpannedValue<String>>,
     pub ignorable: Flag,
     #[darling(default)]
@@ -127,6 +127,53 @@ where
         _ => Err(
             Error::custom(format!("`{key}` expects an integer literal in {range}")).with_span(expr),
         ),
+    }
+}
+
+/// `default = "…"`. Kafka's JSON writes every default as a string, and so does this
+/// attribute; a bare literal (`default = -1`, `default = true`) gets told what to write.
+fn default_text(meta: &syn::Meta) -> darling::Result<Option<SpannedValue<String>>> {
+    match meta {
+        syn::Meta::NameValue(nv) => default_from_expr(&nv.value).map(Some),
+        _ => SpannedValue::<String>::from_meta(meta).map(Some),
+    }
+}
+
+fn default_from_expr(expr: &syn::Expr) -> darling::Result<SpannedValue<String>> {
+    use darling::Error;
+    let hint = |text: String| {
+        Error::custom(format!(
+            "`default` is a string, as in Kafka's JSON: write `default = \"{text}\"`"
+        ))
+        .with_span(expr)
+    };
+    match expr {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) => Ok(SpannedValue::new(s.value(), s.span())),
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => Err(hint(i.base10_digits().to_owned())),
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Bool(b),
+            ..
+        }) => Err(hint(b.value.to_string())),
+        syn::Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            expr: inner,
+            ..
+        }) => match &**inner {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(i),
+                ..
+            }) => Err(hint(format!("-{}", i.base10_digits()))),
+            _ => SpannedValue::<String>::from_expr(expr),
+        },
+        // Invisible groups come from attributes written by a `macro_rules!`.
+        syn::Expr::Group(g) => default_from_expr(&g.expr),
+        _ => SpannedValue::<String>::from_expr(expr),
     }
 }
 

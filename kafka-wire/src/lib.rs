@@ -5,7 +5,7 @@
 //! each of its versions, following the rules of Kafka's own Java generator.
 //!
 //! ```
-//! use bytes::Bytes;
+//! use kafka_wire::Bytes;
 //! use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 //!
 //! /// A made-up message, to show the attributes.

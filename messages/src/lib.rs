@@ -15,7 +15,7 @@
 //! [`RequestFrame`] / [`ResponseFrame`] pick it at run time:
 //!
 //! ```
-//! use bytes::Bytes;
+//! use kafka_wire::Bytes;
 //! use kafka_wire_messages::{ApiKey, ApiVersionsRequest, RequestBody, RequestFrame};
 //!
 //! let frame = RequestFrame::new(7, Some("me".into()), 3, ApiVersionsRequest::default());

@@ -3,7 +3,7 @@
 //! need not) parse.
 //!
 //! ```
-//! use bytes::Bytes;
+//! use kafka_wire::Bytes;
 //! use kafka_wire::frame::DEFAULT_MAX_FRAME_SIZE;
 //! use kafka_wire_messages::AnyRequest;
 //!
