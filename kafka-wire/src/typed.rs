@@ -73,8 +73,8 @@ mod codecs {
         /// the maximum size).
         #[error(transparent)]
         Codec(#[from] CodecError),
-        /// A response could not be decoded.
-        #[error("cannot decode response: {0}")]
+        /// A response's correlation id could not be read.
+        #[error("cannot read response: {0}")]
         Decode(#[from] DecodeError),
         /// A frame could not be encoded.
         #[error("cannot encode frame: {0}")]
@@ -112,16 +112,21 @@ mod codecs {
         Ok(())
     }
 
-    /// A request that is well framed but does not decode (unknown API key, unsupported
-    /// version, bad body): the stream stays usable, and a broker can still answer it (Kafka
-    /// answers an ApiVersions request at an unsupported version with an
-    /// UNSUPPORTED_VERSION v0 response carrying the request's correlation id).
+    /// A frame that is well framed but does not decode: the stream stays usable.
+    ///
+    /// A broker can still answer such a request (Kafka answers an ApiVersions request at an
+    /// unsupported version with an UNSUPPORTED_VERSION v0 response carrying the request's
+    /// correlation id), and a client can still read what it needs from such a response
+    /// (brokers disagree on the layout of that UNSUPPORTED_VERSION answer, but its error code
+    /// is always the first two body bytes).
     #[derive(Debug, Clone, PartialEq)]
     pub struct Undecodable {
         /// The whole frame, size prefix included.
         pub frame: Bytes,
         /// Why it did not decode.
         pub error: DecodeError,
+        /// For a response, the request it answers (found by its correlation id).
+        pub request: Option<RequestPeek>,
     }
 
     /// The broker side of a connection: decodes requests of type `Req`, encodes responses of
@@ -165,9 +170,13 @@ mod codecs {
                 return Ok(None);
             };
             let max = self.frames.max_frame_size();
-            Ok(Some(
-                Req::decode_frame(&frame, max).map_err(|error| Undecodable { frame, error }),
-            ))
+            Ok(Some(Req::decode_frame(&frame, max).map_err(|error| {
+                Undecodable {
+                    frame,
+                    error,
+                    request: None,
+                }
+            })))
         }
     }
 
@@ -191,6 +200,10 @@ mod codecs {
 
     /// The client side of a connection: encodes requests of type `Req`, decodes responses of
     /// type `Resp`, matching each response to its request by correlation id.
+    ///
+    /// Each item is `Ok(response)`, or `Err(Undecodable)` for a response that was matched to
+    /// its request but does not decode; a response answering no request in flight ends the
+    /// stream, as do framing and I/O failures.
     ///
     /// Encoding a request records its API key and version before the bytes are handed to the
     /// socket, so the response cannot arrive first. Requests that get no response (Produce
@@ -251,10 +264,10 @@ mod codecs {
     }
 
     impl<Req, Resp: TypedResponse> Decoder for ClientCodec<Req, Resp> {
-        type Item = Resp;
+        type Item = Result<Resp, Undecodable>;
         type Error = StreamError;
 
-        fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Resp>, StreamError> {
+        fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Self::Item>, StreamError> {
             let Some(frame) = self.frames.decode(src)? else {
                 return Ok(None);
             };
@@ -264,12 +277,15 @@ mod codecs {
                 .complete(correlation_id)
                 .ok_or(TrackError::Unmatched(correlation_id))?;
             let max = self.frames.max_frame_size();
-            Ok(Some(Resp::decode_frame(
-                &frame,
-                sent.api_key,
-                sent.api_version,
-                max,
-            )?))
+            Ok(Some(
+                Resp::decode_frame(&frame, sent.api_key, sent.api_version, max).map_err(|error| {
+                    Undecodable {
+                        frame,
+                        error,
+                        request: Some(sent),
+                    }
+                }),
+            ))
         }
     }
 }

@@ -91,12 +91,33 @@ fn client_matches_responses_by_correlation_id_with_the_api_versions_fallback() {
     let mut buf = BytesMut::from(&V0_ANSWER[..7]);
     assert!(codec.decode(&mut buf).unwrap().is_none());
     buf.extend_from_slice(&V0_ANSWER[7..]);
-    let resp = codec.decode(&mut buf).unwrap().unwrap();
+    let resp = codec.decode(&mut buf).unwrap().unwrap().unwrap();
     assert_eq!((resp.api_key, resp.version), (ApiKey::ApiVersions, 0));
     let ResponseBody::ApiVersions(body) = &resp.body else {
         panic!("not ApiVersions: {resp:?}");
     };
     assert_eq!(body.error_code, 35);
+    assert!(codec.in_flight().is_empty());
+
+    // A response that does not decode is handed over with its request, and the stream goes on:
+    // librdkafka's mock answers an unsupported ApiVersions with a layout that is neither v0
+    // nor the version asked (recorded from librdkafka 2.12's mock cluster).
+    codec
+        .encode(
+            RequestFrame::new(2, None, 3, ApiVersionsRequest::default()),
+            &mut out,
+        )
+        .unwrap();
+    let mock: &[u8] =
+        b"\x00\x00\x00\x11\x00\x00\x00\x02\x00\x23\x01\x00\x12\x00\x00\x00\x02\x00\x00\x00\x00";
+    let mut buf = BytesMut::from(mock);
+    let bad = codec.decode(&mut buf).unwrap().unwrap().unwrap_err();
+    assert_eq!(&bad.frame[..], mock);
+    let sent = bad.request.unwrap();
+    assert_eq!(
+        (sent.api_key, sent.api_version, sent.correlation_id),
+        (18, 3, 2)
+    );
     assert!(codec.in_flight().is_empty());
 
     // A second copy answers nothing in flight.
