@@ -434,7 +434,7 @@ fn read_str(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Str>, DecodeError> {
             return Ok(None);
         }
         if let Some((s, rest)) = r.peek_short_compact() {
-            if let Some(s) = checked_str(r, s) {
+            if let Some(s) = checked_str(r, s, rest) {
                 r.skip_to(rest);
                 return Ok(Some(s));
             }
@@ -447,7 +447,7 @@ fn read_str(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Str>, DecodeError> {
                 return Ok(None);
             }
             Some(s) => {
-                if let Some(s) = checked_str(r, s) {
+                if let Some(s) = checked_str(r, s, rest) {
                     r.skip_to(rest);
                     return Ok(Some(s));
                 }
@@ -457,17 +457,17 @@ fn read_str(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Str>, DecodeError> {
     read_str_slow(r, cx)
 }
 
-/// `s`, a slice of the reader's input, as a [`Str`] if it is UTF-8; `None` otherwise, for the
-/// slow path to read again and report. The empty string needs no check and no reference to
-/// the buffer. Short names are nearly always ASCII, which `is_ascii` checks in a few
-/// instructions where `from_utf8` takes a call and its setup.
+/// `s`, a slice of the reader's input just before `rest`, as a [`Str`] if it is UTF-8;
+/// `None` otherwise, for the slow path to read again and report. The empty string needs no
+/// check and no reference to the buffer. Short names are nearly always ASCII, which
+/// `is_ascii` checks in a few instructions where `from_utf8` takes a call and its setup.
 #[inline(always)]
-fn checked_str(r: &Reader<'_>, s: &[u8]) -> Option<Str> {
+fn checked_str(r: &Reader<'_>, s: &[u8], rest: &[u8]) -> Option<Str> {
     if s.is_empty() {
         return Some(Str::new());
     }
     if s.is_ascii() || core::str::from_utf8(s).is_ok() {
-        return Some(Str::from_checked(r.share(s)));
+        return Some(Str::from_checked(r.share_before(rest, s.len())));
     }
     None
 }

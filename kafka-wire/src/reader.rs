@@ -274,10 +274,14 @@ impl<'a> Reader<'a> {
         self.rest = rest;
     }
 
-    /// Takes `s`, a slice just read from this reader, as a zero-copy [`Bytes`].
+    /// The `len` bytes just before `rest` (a tail of the input, from a `peek_*`), as a
+    /// zero-copy [`Bytes`]. By offsets rather than `Bytes::slice_ref`, which is not inlined
+    /// and checks that the slice lies in the buffer (TxnOffsetCommit v5 100x100 with
+    /// metadata "m": decode 2.22M -> 2.07M instructions).
     #[inline(always)]
-    pub(crate) fn share(&self, s: &[u8]) -> Bytes {
-        self.buf.slice_ref(s)
+    pub(crate) fn share_before(&self, rest: &[u8], len: usize) -> Bytes {
+        let end = self.buf.len().saturating_sub(rest.len());
+        self.buf.slice(end.saturating_sub(len)..end)
     }
 
     /// Takes the next `len` bytes, or `None` (nothing consumed) when fewer are left.
@@ -309,8 +313,9 @@ impl<'a> Reader<'a> {
         if len == 0 {
             return Ok(Bytes::new());
         }
-        let s = self.read_slice(len)?;
-        Ok(self.buf.slice_ref(s))
+        let start = self.position();
+        self.read_slice(len)?;
+        Ok(self.buf.slice(start..start + len))
     }
 
     /// Checks that a declared element count could fit in the remaining bytes.
