@@ -816,27 +816,48 @@ fn read_elements<T: Field>(
     let mut out = Vec::with_capacity(cap);
     // Before element `i`, the elements after it are spoken for.
     let mut claimed = saved.saturating_add(min.saturating_mul(n));
-    for i in 0..n {
-        r.claimed = if i < cap {
-            claimed -= min;
-            claimed
-        } else {
-            usize::MAX
-        };
+    // Two loops rather than one with `i < cap` tests: with the element read straight into
+    // `push`, as before the claims, LLVM builds it in place (TxnOffsetCommit v5 100x100
+    // decode: 1.49M -> 1.26M instructions).
+    for i in 0..cap {
+        claimed = claimed.saturating_sub(min);
+        r.claimed = claimed;
         match T::read(r, ecx) {
-            Ok(x) if i < cap => push(&mut out, x),
-            Ok(_) => {}
+            Ok(x) => push(&mut out, x),
             Err(e) => {
                 r.claimed = saved;
                 return Err(e.at_index(i));
             }
         }
     }
-    r.claimed = saved;
     if cap < n {
-        r.drops += 1;
+        read_dropped::<T>(r, ecx, cap, n, saved)?;
     }
+    r.claimed = saved;
     Ok(out)
+}
+
+/// The elements `cap..n` of an array whose count cannot decode: read for the error a plain
+/// reading finds, not kept, claiming every byte left (see [`read_elements`]).
+#[cold]
+#[inline(never)]
+fn read_dropped<T: Field>(
+    r: &mut Reader<'_>,
+    ecx: Cx,
+    cap: usize,
+    n: usize,
+    saved: usize,
+) -> Result<(), DecodeError> {
+    for i in cap..n {
+        r.claimed = usize::MAX;
+        if let Err(e) = T::read(r, ecx) {
+            r.claimed = saved;
+            return Err(e.at_index(i));
+        }
+    }
+    r.claimed = saved;
+    r.drops += 1;
+    Ok(())
 }
 
 #[cfg(test)]
