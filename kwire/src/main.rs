@@ -6,6 +6,7 @@
 //! kwire dump $(kwire example 24 5 request)
 //! kwire decode --json [--response --api KEY --version V] HEX|-
 //! kwire encode JSON|-
+//! kwire proxy --listen ADDR --upstream ADDR [--verify] [--reencode] [--log json|summary]
 //! ```
 //!
 //! Frames are hex, size prefix included. Batch mode (`-`) reads one item per line from
@@ -67,6 +68,42 @@ enum Cmd {
         /// The JSON document, or `-` for batch mode: one document per line on stdin.
         json: String,
     },
+    /// Forward Kafka traffic to a broker, decoding every frame; Ctrl-C (or SIGTERM, or the end
+    /// of --duration) prints a summary table.
+    Proxy(ProxyArgs),
+}
+
+/// `kwire proxy`'s options.
+#[derive(clap::Args)]
+struct ProxyArgs {
+    /// Where clients connect (give them this as their bootstrap address).
+    #[arg(long)]
+    listen: std::net::SocketAddr,
+    /// The broker to forward to (`host:port`).
+    #[arg(long)]
+    upstream: String,
+    /// The host written into rewritten broker addresses (default: the listen address).
+    #[arg(long)]
+    advertise: Option<String>,
+    /// Re-encode every decoded frame and report those whose bytes differ.
+    #[arg(long)]
+    verify: bool,
+    /// Forward our re-encoding of each decoded frame instead of the original bytes.
+    #[arg(long)]
+    reencode: bool,
+    /// Print every frame: `json` (kwire decode --json's document plus direction, connection,
+    /// timestamp) or `summary` (one short line).
+    #[arg(long, value_enum)]
+    log: Option<LogArg>,
+    /// Stop after this many seconds.
+    #[arg(long)]
+    duration: Option<f64>,
+}
+
+#[derive(ValueEnum, Clone, Copy)]
+enum LogArg {
+    Json,
+    Summary,
 }
 
 /// Which frame a response is (a response does not say its API or version).
@@ -165,6 +202,7 @@ fn main() -> ExitCode {
         Cmd::Decode { target, hex, .. } => decode_one(&hex, target, None).map(|j| println!("{j}")),
         Cmd::Encode { json } if json == "-" => return batch(|l, _| encode_line(l), Target::none()),
         Cmd::Encode { json } => encode_line(&json).map(|h| println!("{h}")),
+        Cmd::Proxy(args) => proxy(args),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,
@@ -640,4 +678,80 @@ fn render(roots: &[Node], color: bool) -> String {
         out.push('\n');
     }
     out
+}
+
+// ---- proxy --------------------------------------------------------------------------------
+
+fn proxy(args: ProxyArgs) -> Result<(), Failure> {
+    use kwire::proxy::{Config, LogFormat, Proxy};
+    let mut cfg = Config::new(args.listen, args.upstream);
+    cfg.advertise = args.advertise;
+    cfg.verify = args.verify || args.reencode;
+    cfg.reencode = args.reencode;
+    cfg.log = match args.log {
+        None => LogFormat::None,
+        Some(LogArg::Json) => LogFormat::Json,
+        Some(LogArg::Summary) => LogFormat::Summary,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::msg(format!("cannot start the runtime: {e}")))?;
+    let summary = runtime.block_on(async {
+        let proxy = Proxy::start(cfg, Box::new(io::stdout()))
+            .await
+            .map_err(|e| Failure::msg(format!("cannot listen on {}: {e}", args.listen)))?;
+        eprintln!("kwire: proxy listening on {}", proxy.local_addr());
+        let duration = args.duration.map(std::time::Duration::from_secs_f64);
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = terminated() => {}
+            _ = async {
+                match duration {
+                    Some(d) => tokio::time::sleep(d).await,
+                    None => std::future::pending().await,
+                }
+            } => {}
+        }
+        Ok::<_, Failure>(proxy.stop())
+    })?;
+    runtime.shutdown_background();
+    print!("{}", summary.table());
+    for m in &summary.mismatches {
+        println!(
+            "re-encoding differs: api {} v{} {:?}\n  original {}\n  ours     {}",
+            m.api_key,
+            m.version,
+            m.direction,
+            hex_encode(&m.original),
+            hex_encode(&m.reencoded)
+        );
+    }
+    for e in &summary.errors {
+        println!(
+            "error: api {} v{} {:?}: {}\n  frame {}",
+            e.api_key,
+            e.version,
+            e.direction,
+            e.message,
+            hex_encode(&e.frame)
+        );
+    }
+    for e in &summary.connection_errors {
+        println!("connection: {e}");
+    }
+    Ok(())
+}
+
+/// SIGTERM, where there is such a thing.
+async fn terminated() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut s) = signal(SignalKind::terminate()) {
+            s.recv().await;
+            return;
+        }
+    }
+    std::future::pending::<()>().await
 }

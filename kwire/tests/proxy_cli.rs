@@ -1,0 +1,162 @@
+//! `kwire proxy` as a process: a client and a stand-in broker on loopback, frames laid out by
+//! hand from Kafka's protocol guide, the per-frame JSON lines and the summary table checked.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// ApiVersions v0 request: size 11, key 18, version 0, correlation id 1, client id "a".
+const API_VERSIONS_REQ: &[u8] = b"\x00\x00\x00\x0b\x00\x12\x00\x00\x00\x00\x00\x01\x00\x01a";
+/// Its v0 answer: correlation id 1, error 0, one entry (18, 0..3).
+const API_VERSIONS_RESP: &[u8] =
+    b"\x00\x00\x00\x10\x00\x00\x00\x01\x00\x00\x00\x00\x00\x01\x00\x12\x00\x00\x00\x03";
+/// A request of an API key Kafka has not assigned (9999), correlation id 2: passed through.
+const UNKNOWN_REQ: &[u8] = b"\x00\x00\x00\x0b\x27\x0f\x00\x00\x00\x00\x00\x02\xff\xff\x2a";
+/// Its answer: correlation id 2 and one byte.
+const UNKNOWN_RESP: &[u8] = b"\x00\x00\x00\x05\x00\x00\x00\x02\x07";
+
+fn read_frame(s: &mut TcpStream) -> Vec<u8> {
+    let mut len = [0u8; 4];
+    s.read_exact(&mut len).expect("frame size");
+    let mut rest = vec![0u8; u32::from_be_bytes(len) as usize];
+    s.read_exact(&mut rest).expect("frame");
+    [len.to_vec(), rest].concat()
+}
+
+#[test]
+fn proxy_forwards_logs_and_summarises() {
+    // The stand-in broker: answers the two requests above with the two answers, in order.
+    let broker = TcpListener::bind("127.0.0.1:0").unwrap();
+    let upstream = broker.local_addr().unwrap();
+    let broker_thread = std::thread::spawn(move || {
+        let (mut s, _) = broker.accept().unwrap();
+        assert_eq!(read_frame(&mut s), API_VERSIONS_REQ);
+        s.write_all(API_VERSIONS_RESP).unwrap();
+        assert_eq!(read_frame(&mut s), UNKNOWN_REQ);
+        s.write_all(UNKNOWN_RESP).unwrap();
+    });
+
+    // A free port for the proxy (bound and released; loopback ports are not reused at once).
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args([
+            "proxy",
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "--upstream",
+            &upstream.to_string(),
+            "--reencode",
+            "--log",
+            "json",
+            "--duration",
+            "3",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run kwire proxy");
+    // Wait for "listening on" on stderr.
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    assert!(line.contains("listening on"), "{line}");
+
+    let mut client = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    client
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    client.write_all(API_VERSIONS_REQ).unwrap();
+    assert_eq!(read_frame(&mut client), API_VERSIONS_RESP);
+    client.write_all(UNKNOWN_REQ).unwrap();
+    assert_eq!(read_frame(&mut client), UNKNOWN_RESP);
+    drop(client);
+    broker_thread.join().unwrap();
+
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    println!("{stdout}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    // Four JSON lines, in the order the frames crossed.
+    let docs: Vec<serde_json::Value> = lines
+        .iter()
+        .take(4)
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(docs[0]["direction"], "request");
+    assert_eq!(docs[0]["connection"], 1);
+    assert_eq!(docs[0]["apiKey"], 18);
+    assert_eq!(docs[0]["header"]["correlationId"], 1);
+    assert_eq!(docs[0]["header"]["clientId"], "a");
+    assert_eq!(docs[0]["outcome"], "byte-exact");
+    assert_eq!(docs[1]["direction"], "response");
+    assert_eq!(docs[1]["body"]["apiKeys"][0]["maxVersion"], 3);
+    assert_eq!(docs[2]["apiKey"], 9999);
+    assert_eq!(docs[2]["outcome"], "opaque");
+    assert_eq!(docs[3]["correlationId"], 2);
+    assert!(docs.iter().all(|d| d["timestampMs"].is_u64()));
+    // The table: a header, ApiVersions both ways byte-exact, the unknown key passed through.
+    let table: Vec<Vec<&str>> = lines[4..]
+        .iter()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(
+        table[0],
+        [
+            "API",
+            "KEY",
+            "VERSION",
+            "DIRECTION",
+            "FRAMES",
+            "DECODED",
+            "BYTE-EXACT",
+            "ERRORS",
+            "OPAQUE",
+            "REWRITTEN"
+        ]
+    );
+    assert_eq!(
+        table[1],
+        [
+            "ApiVersions",
+            "18",
+            "0",
+            "request",
+            "1",
+            "1",
+            "1",
+            "0",
+            "0",
+            "0"
+        ]
+    );
+    assert_eq!(
+        table[2],
+        [
+            "ApiVersions",
+            "18",
+            "0",
+            "response",
+            "1",
+            "1",
+            "1",
+            "0",
+            "0",
+            "0"
+        ]
+    );
+    assert_eq!(
+        table[3],
+        ["?", "9999", "0", "request", "1", "0", "0", "0", "1", "0"]
+    );
+    assert_eq!(
+        table[4],
+        ["?", "9999", "0", "response", "1", "0", "0", "0", "1", "0"]
+    );
+    assert_eq!(table[5], ["total", "4", "2", "2", "0", "2", "0"]);
+}
