@@ -23,17 +23,18 @@ use core::fmt;
 
 use bytes::{BufMut, Bytes};
 
-use crate::__private::{
-    absent_field, check_read_version, check_unknown_tagged, check_write_version, put_struct_marker,
-    read_struct_marker, tag_not_valid, tagged_cx, tagged_default,
-};
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::field::{Cx, Field};
 use crate::frame::{check_len, declared_len, peek_request, DEFAULT_MAX_FRAME_SIZE};
 use crate::header::{RequestHeader, ResponseHeader};
 use crate::message::{request_header_version, response_header_version, KafkaMessage};
-use crate::meta::{ApiKind, FieldMeta, KafkaType, StructMeta};
+use crate::meta::{ApiKind, DefaultValue, FieldMeta, KafkaType, StructMeta};
 use crate::primitives::put_uvarint;
+use crate::rules::nullable::{put_struct_marker, read_struct_marker};
+use crate::rules::tagged::{
+    check_unknown_tagged, read_section, tag_not_valid, tagged_cx, tagged_default, Entries,
+};
+use crate::rules::version::{absent_field, check_read_version, check_write_version};
 use crate::types::{Records, Str, UnknownTaggedFields, Uuid};
 use crate::{Reader, Version};
 
@@ -186,46 +187,29 @@ pub fn implicit_default(ty: &KafkaType) -> Value {
     }
 }
 
-/// A field's default, exactly as the derive computes it: the declared `default` text parsed
-/// for the field's type, `"null"` as null, records in a nullable field as null, otherwise
-/// the type's implicit default.
+/// A field's default, exactly as the derive computes it: from the typed default the
+/// derive recorded in the metadata ([`DefaultValue`]), null for a nullable records field
+/// without one, otherwise the type's implicit default.
 pub fn default_value(f: &FieldMeta) -> Value {
     let nullable = !f.nullable.is_empty();
-    match f.default {
-        Some("null") => Value::Null,
-        None if nullable && matches!(f.ty, KafkaType::Records) => Value::Null,
-        None => implicit_default(&f.ty),
-        // The derive validated the text at compile time; a text it accepted always parses.
-        Some(text) => parse_default(&f.ty, text).unwrap_or_else(|| implicit_default(&f.ty)),
-    }
-}
-
-fn parse_int(text: &str) -> Option<i128> {
-    let (neg, body) = match text.strip_prefix('-') {
-        Some(b) => (true, b),
-        None => (false, text),
+    let v = match (f.default_value, &f.ty) {
+        (DefaultValue::Null, _) => Some(Value::Null),
+        (DefaultValue::Implicit, KafkaType::Records) if nullable => Some(Value::Null),
+        (DefaultValue::Implicit, t) => Some(implicit_default(t)),
+        (DefaultValue::Bool(b), _) => Some(Value::Bool(b)),
+        (DefaultValue::Int(i), KafkaType::Int8) => i.try_into().ok().map(Value::Int8),
+        (DefaultValue::Int(i), KafkaType::Int16) => i.try_into().ok().map(Value::Int16),
+        (DefaultValue::Int(i), KafkaType::Uint16) => i.try_into().ok().map(Value::Uint16),
+        (DefaultValue::Int(i), KafkaType::Int32) => i.try_into().ok().map(Value::Int32),
+        (DefaultValue::Int(i), KafkaType::Uint32) => i.try_into().ok().map(Value::Uint32),
+        (DefaultValue::Int(i), KafkaType::Int64) => Some(Value::Int64(i)),
+        (DefaultValue::Float(x), _) => Some(Value::Float64(x)),
+        (DefaultValue::Str(t), _) => Some(Value::String(Str::from(t))),
+        (DefaultValue::Uuid(b), _) => Some(Value::Uuid(Uuid::from_bytes(b))),
+        // The derive only records a value of the field's type.
+        _ => None,
     };
-    let v = match body.strip_prefix("0x") {
-        Some(hex) => i128::from_str_radix(hex, 16).ok()?,
-        None => body.parse::<i128>().ok()?,
-    };
-    Some(if neg { -v } else { v })
-}
-
-fn parse_default(ty: &KafkaType, text: &str) -> Option<Value> {
-    Some(match ty {
-        KafkaType::Bool => Value::Bool(text.eq_ignore_ascii_case("true")),
-        KafkaType::Int8 => Value::Int8(parse_int(text)?.try_into().ok()?),
-        KafkaType::Int16 => Value::Int16(parse_int(text)?.try_into().ok()?),
-        KafkaType::Uint16 => Value::Uint16(parse_int(text)?.try_into().ok()?),
-        KafkaType::Int32 => Value::Int32(parse_int(text)?.try_into().ok()?),
-        KafkaType::Uint32 => Value::Uint32(parse_int(text)?.try_into().ok()?),
-        KafkaType::Int64 => Value::Int64(parse_int(text)?.try_into().ok()?),
-        KafkaType::Float64 => Value::Float64(text.trim().parse().ok()?),
-        KafkaType::String => Value::String(Str::from(text.to_owned())),
-        KafkaType::Uuid => Value::Uuid(text.parse().ok()?),
-        _ => return None,
-    })
+    v.unwrap_or_else(|| implicit_default(&f.ty))
 }
 
 /// The smallest legal value of a type at `version` (see [`StructValue::sample`]).
@@ -549,118 +533,22 @@ impl Dec<'_, '_, '_> {
         Ok(out)
     }
 
-    /// Mirrors `__private::read_tagged_section` and the derive's match on known tags.
+    /// The tagged section, read by the same rule as the generated code's
+    /// (`rules::tagged::read_section`); only what happens to each entry differs.
     fn read_tagged(
         &mut self,
         meta: &'static StructMeta,
         out: &mut StructValue,
         v: Version,
     ) -> Result<(), DecodeError> {
-        let count_at = self.r.position();
-        self.open(|| {
-            let mut n = Node::new("tagged_fields", "uvarint", count_at);
-            n.about = "number of tagged fields in this struct".to_owned();
-            n
-        });
-        let count = self.r.read_uvarint()? as usize;
-        if let Some(t) = self.trace.as_deref_mut() {
-            if let Some(n) = t.top() {
-                n.value = count.to_string();
-            }
-        }
-        if count > self.r.remaining() / 2 {
-            return Err(DecodeError::new(
-                DecodeErrorKind::LengthExceedsInput {
-                    declared: count as u64,
-                    remaining: self.r.remaining(),
-                },
-                count_at,
-            ));
-        }
-        let mut prev: Option<u32> = None;
-        for _ in 0..count {
-            let tag_at = self.r.position();
-            self.open(|| Node::new(String::new(), String::new(), tag_at));
-            let tag = self.r.read_uvarint()?;
-            if let Some(previous) = prev {
-                if tag <= previous {
-                    return Err(DecodeError::new(
-                        DecodeErrorKind::UnorderedTag { tag, previous },
-                        tag_at,
-                    ));
-                }
-            }
-            prev = Some(tag);
-            let size_at = self.r.position();
-            let size = self.r.read_uvarint()? as usize;
-            if size > self.r.remaining() {
-                return Err(DecodeError::new(
-                    DecodeErrorKind::LengthExceedsInput {
-                        declared: size as u64,
-                        remaining: self.r.remaining(),
-                    },
-                    size_at,
-                ));
-            }
-            let payload_at = self.r.position();
-            let known = meta
-                .fields
-                .iter()
-                .zip(out.fields.iter_mut())
-                .find(|(f, _)| f.tag == Some(tag));
-            match known {
-                Some((f, slot)) => {
-                    if let Some(t) = self.trace.as_deref_mut() {
-                        if let Some(n) = t.top() {
-                            n.name = f.name.to_owned();
-                            n.ty = f.ty.to_string();
-                            n.about = f.about.to_owned();
-                            n.field = Some(f);
-                        }
-                    }
-                    if !f.tagged.contains(v) {
-                        return Err(tag_not_valid(self.r, tag, v).in_field(f.rust_name));
-                    }
-                    let tcx = tagged_cx(v, f.nullable.contains(v));
-                    let x = self
-                        .read_value(&f.ty, tcx)
-                        .map_err(|e| e.in_field(f.rust_name))?;
-                    if x == default_value(f) {
-                        return Err(tagged_default(payload_at).in_field(f.rust_name));
-                    }
-                    let used = self.r.position() - payload_at;
-                    if used != size {
-                        return Err(DecodeError::new(
-                            DecodeErrorKind::TaggedSizeMismatch {
-                                tag,
-                                declared: size as u64,
-                                actual: used,
-                            },
-                            payload_at,
-                        )
-                        .in_field(f.rust_name));
-                    }
-                    let text = format!("{} (tag {tag}, size {size})", value_text(&x, tcx));
-                    self.close(|| text);
-                    *slot = x;
-                }
-                None => {
-                    let data = self.r.read_bytes(size)?;
-                    if let Some(t) = self.trace.as_deref_mut() {
-                        if let Some(n) = t.top() {
-                            n.name = format!("unknown_tag_{tag}");
-                            n.ty = "bytes".to_owned();
-                            n.about = "a tagged field this struct does not declare".to_owned();
-                        }
-                    }
-                    let text = format!("{} (tag {tag}, size {size})", bytes_text(&data));
-                    self.close(|| text);
-                    out.unknown.push(tag, data);
-                }
-            }
-        }
-        self.close(String::new);
-        Ok(())
+        let mut e = DynEntries {
+            trace: self.trace.as_deref_mut(),
+            meta,
+            out,
+            v,
+            payload_at: 0,
+        };
+        read_section(self.r, &mut e)
     }
 
     fn read_value(&mut self, ty: &KafkaType, cx: Cx) -> Result<Value, DecodeError> {
@@ -732,6 +620,117 @@ impl Dec<'_, '_, '_> {
             out.push(x);
         }
         Ok(Value::Array(out))
+    }
+}
+
+/// The metadata-driven codec's tagged entries: values into the struct value, and a trace
+/// node per entry.
+struct DynEntries<'t, 'o> {
+    trace: Option<&'t mut Trace>,
+    meta: &'static StructMeta,
+    out: &'o mut StructValue,
+    v: Version,
+    payload_at: usize,
+}
+
+impl DynEntries<'_, '_> {
+    fn top(&mut self) -> Option<&mut Node> {
+        self.trace.as_deref_mut().and_then(Trace::top)
+    }
+
+    fn close(&mut self, end: usize, text: String) {
+        if let Some(t) = self.trace.as_deref_mut() {
+            if let Some(n) = t.top() {
+                if n.value.is_empty() {
+                    n.value = text;
+                }
+            }
+            t.close(end);
+        }
+    }
+}
+
+impl Entries for DynEntries<'_, '_> {
+    fn section(&mut self, at: usize) {
+        if let Some(t) = self.trace.as_deref_mut() {
+            let mut n = Node::new("tagged_fields", "uvarint", at);
+            n.about = "number of tagged fields in this struct".to_owned();
+            t.open(n);
+        }
+    }
+
+    fn count(&mut self, count: usize) {
+        if let Some(n) = self.top() {
+            n.value = count.to_string();
+        }
+    }
+
+    fn entry(&mut self, at: usize) {
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.open(Node::new(String::new(), String::new(), at));
+        }
+    }
+
+    fn known(&mut self, tag: u32, r: &mut Reader<'_>) -> Result<Option<&'static str>, DecodeError> {
+        let v = self.v;
+        let Some(i) = self.meta.fields.iter().position(|f| f.tag == Some(tag)) else {
+            self.payload_at = r.position();
+            return Ok(None);
+        };
+        let Some(f) = self.meta.fields.get(i) else {
+            return Ok(None);
+        };
+        if let Some(n) = self.top() {
+            n.name = f.name.to_owned();
+            n.ty = f.ty.to_string();
+            n.about = f.about.to_owned();
+            n.field = Some(f);
+        }
+        if !f.tagged.contains(v) {
+            return Err(tag_not_valid(r, tag, v).in_field(f.rust_name));
+        }
+        let tcx = tagged_cx(v, f.nullable.contains(v));
+        let at = r.position();
+        let drops = r.drops;
+        let x = Dec {
+            r,
+            trace: self.trace.as_deref_mut(),
+        }
+        .read_value(&f.ty, tcx)
+        .map_err(|e| e.in_field(f.rust_name))?;
+        // As the generated code: a value read with elements dropped may equal the default
+        // without the sender having written one.
+        if x == default_value(f) && r.drops == drops {
+            return Err(tagged_default(at).in_field(f.rust_name));
+        }
+        let size = r.position() - at;
+        let text = format!("{} (tag {tag}, size {size})", value_text(&x, tcx));
+        self.close(r.position(), text);
+        if let Some(slot) = self.out.fields.get_mut(i) {
+            *slot = x;
+        }
+        Ok(Some(f.rust_name))
+    }
+
+    fn unknown(&mut self, tag: u32, data: Bytes, keep: bool, reserve: usize) {
+        let end = self.payload_at + data.len();
+        if let Some(n) = self.top() {
+            n.name = format!("unknown_tag_{tag}");
+            n.ty = "bytes".to_owned();
+            n.about = "a tagged field this struct does not declare".to_owned();
+        }
+        let text = format!("{} (tag {tag}, size {})", bytes_text(&data), data.len());
+        self.close(end, text);
+        if keep {
+            if self.out.unknown.is_empty() {
+                self.out.unknown.as_mut_vec().reserve_exact(reserve);
+            }
+            self.out.unknown.push(tag, data);
+        }
+    }
+
+    fn done(&mut self, end: usize) {
+        self.close(end, String::new());
     }
 }
 

@@ -62,6 +62,7 @@ mod reader;
 mod reader_fields;
 #[cfg(feature = "records")]
 pub mod records;
+mod rules;
 pub mod typed;
 mod types;
 mod version;

@@ -1,0 +1,16 @@
+//! Kafka's wire rules, one module per rule, shared by the code `#[derive(KafkaMessage)]`
+//! generates (through `__private`) and by the metadata-driven codec (`dynamic`, behind the
+//! `json` feature), so the two cannot drift apart. `tests/differential.rs` checks that they
+//! agree on bytes and on errors.
+//!
+//! - [`version`]: struct versions, absent fields, nested flexible versions.
+//! - [`tagged`]: the tagged-field section.
+//! - [`nullable`]: the nullable-struct marker.
+//!
+//! The other rules live with the types they govern: length prefixes, compact or classic, and
+//! null through a length in `field.rs`; frame sizes in `frame.rs`; header versions in
+//! `message.rs`; defaults are typed in the metadata (`DefaultValue`).
+
+pub mod nullable;
+pub mod tagged;
+pub mod version;

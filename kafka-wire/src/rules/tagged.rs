@@ -1,0 +1,337 @@
+//! Tagged fields (KIP-482): the section at the end of every flexible struct, a uvarint count
+//! then entries of uvarint tag, uvarint size and payload, in ascending tag order. Declared
+//! fields are written only when not default; unknown ones are kept and written back as
+//! they came. One reader serves the generated code and the metadata-driven codec, which
+//! differ only in what they do with each entry ([`Entries`]).
+
+use bytes::{BufMut, Bytes};
+
+use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
+use crate::field::Cx;
+use crate::primitives::{put_uvarint, uvarint_size};
+use crate::types::{RawTaggedField, UnknownTaggedFields};
+use crate::{Reader, Version};
+
+/// The context of a tagged field's payload: always compact.
+#[inline(always)]
+pub const fn tagged_cx(version: Version, nullable: bool) -> Cx {
+    Cx {
+        version,
+        compact: true,
+        nullable,
+        tagged: true,
+    }
+}
+
+/// A known tagged field's tag and payload size. The derive calls this and `Field::write`
+/// itself, rather than the generic `write_tagged`, so that a field type with no codec is one
+/// error on the type instead of one per generic helper.
+#[inline]
+pub fn put_tagged_header<B: BufMut + ?Sized>(buf: &mut B, tag: u32, size: usize) {
+    put_uvarint(buf, tag);
+    put_uvarint(buf, size as u32);
+}
+
+/// The size of a known tagged field whose payload is `size` bytes.
+#[inline]
+pub fn tagged_entry_size(tag: u32, size: usize) -> usize {
+    uvarint_size(tag) + uvarint_size(size as u32) + size
+}
+
+/// Checks the unknown tagged fields can be written: strictly ascending, none reusing a
+/// declared tag, and none at all at a non-flexible version (KAFKA-RULES rules 16 and 18).
+#[inline]
+pub fn check_unknown_tagged(
+    unknown: &UnknownTaggedFields,
+    flexible: bool,
+    version: Version,
+    declared: &[u32],
+) -> Result<(), EncodeError> {
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    if !flexible {
+        return Err(EncodeError::new(
+            EncodeErrorKind::TaggedFieldsNotSupported { version },
+        ));
+    }
+    let mut prev: Option<u32> = None;
+    for f in unknown {
+        if declared.contains(&f.tag) {
+            return Err(EncodeError::new(EncodeErrorKind::RawTagCollides(f.tag)));
+        }
+        if let Some(p) = prev {
+            if f.tag <= p {
+                return Err(EncodeError::new(EncodeErrorKind::UnorderedRawTag {
+                    tag: f.tag,
+                    previous: p,
+                }));
+            }
+        }
+        prev = Some(f.tag);
+    }
+    Ok(())
+}
+
+/// Writes the unknown tagged fields, unchanged.
+#[inline]
+pub fn write_unknown_tagged<B: BufMut + ?Sized>(buf: &mut B, unknown: &UnknownTaggedFields) {
+    for f in unknown {
+        put_uvarint(buf, f.tag);
+        put_uvarint(buf, f.data.len() as u32);
+        buf.put_slice(&f.data);
+    }
+}
+
+/// The size of the unknown tagged fields.
+#[inline]
+pub fn unknown_tagged_size(unknown: &UnknownTaggedFields) -> usize {
+    unknown
+        .iter()
+        .map(|f| uvarint_size(f.tag) + uvarint_size(f.data.len() as u32) + f.data.len())
+        .sum()
+}
+
+/// Writes a tagged-section count.
+#[inline(always)]
+pub fn put_count<B: BufMut + ?Sized>(buf: &mut B, n: usize) {
+    put_uvarint(buf, n as u32);
+}
+
+/// The size of a tagged-section count.
+#[inline(always)]
+pub fn count_size(n: usize) -> usize {
+    uvarint_size(n as u32)
+}
+
+/// What a tagged-section reader does with each entry: the generated code keeps declared
+/// fields in locals and unknown ones in the struct; the metadata-driven codec keeps values
+/// and records a trace. Everything else (order, sizes, claims, errors and their offsets) is
+/// [`read_section`]'s, written once.
+pub trait Entries {
+    /// The section starts at `at` (before its count).
+    fn section(&mut self, at: usize) {
+        let _ = at;
+    }
+
+    /// The section's count was read.
+    fn count(&mut self, count: usize) {
+        let _ = count;
+    }
+
+    /// An entry starts at `at` (its tag).
+    fn entry(&mut self, at: usize) {
+        let _ = at;
+    }
+
+    /// Reads the payload of declared tag `tag` and returns the Rust name of its field (for
+    /// error paths), or `None`, reading nothing, for a tag the struct does not declare.
+    fn known(&mut self, tag: u32, r: &mut Reader<'_>) -> Result<Option<&'static str>, DecodeError>;
+
+    /// An unknown entry: keep it when `keep` (false past what the input could hold), after
+    /// reserving `reserve` entries when this is the first.
+    fn unknown(&mut self, tag: u32, data: Bytes, keep: bool, reserve: usize);
+
+    /// The section ends at `end`.
+    fn done(&mut self, end: usize) {
+        let _ = end;
+    }
+}
+
+/// The generated code's entries: declared tags through `known`, unknown ones into the
+/// struct's `UnknownTaggedFields`.
+struct Typed<'u, F> {
+    unknown: &'u mut UnknownTaggedFields,
+    known: F,
+}
+
+impl<F> Entries for Typed<'_, F>
+where
+    F: FnMut(u32, &mut Reader<'_>) -> Result<Option<&'static str>, DecodeError>,
+{
+    #[inline(always)]
+    fn known(&mut self, tag: u32, r: &mut Reader<'_>) -> Result<Option<&'static str>, DecodeError> {
+        (self.known)(tag, r)
+    }
+
+    fn unknown(&mut self, tag: u32, data: Bytes, keep: bool, reserve: usize) {
+        if keep {
+            // Reserve at the first unknown entry (a vector's first push would reserve 4, 160
+            // bytes, for what may be a 2-byte field), as many as the input could hold.
+            if self.unknown.is_empty() {
+                self.unknown.as_mut_vec().reserve_exact(reserve);
+            }
+            self.unknown.push(tag, data);
+        }
+    }
+}
+
+/// Reads a tagged-field section for generated code. `known` reads a declared tag and returns
+/// the Rust name of its field (for error paths), or `None` for a tag the struct does not
+/// declare, which is kept in `unknown`.
+#[inline(always)]
+pub fn read_tagged_section<F>(
+    r: &mut Reader<'_>,
+    unknown: &mut UnknownTaggedFields,
+    known: F,
+) -> Result<(), DecodeError>
+where
+    F: FnMut(u32, &mut Reader<'_>) -> Result<Option<&'static str>, DecodeError>,
+{
+    // Fast path, inlined: the empty section (one 0 byte), read once per decoded struct.
+    // Anything else starts again from the count, out of line.
+    if r.eat(0) {
+        return Ok(());
+    }
+    read_typed_section(r, unknown, known)
+}
+
+#[inline(never)]
+fn read_typed_section<F>(
+    r: &mut Reader<'_>,
+    unknown: &mut UnknownTaggedFields,
+    known: F,
+) -> Result<(), DecodeError>
+where
+    F: FnMut(u32, &mut Reader<'_>) -> Result<Option<&'static str>, DecodeError>,
+{
+    read_section(r, &mut Typed { unknown, known })
+}
+
+/// Reads a tagged-field section.
+///
+/// Tags must be strictly ascending, which rejects duplicates (Kafka does not check order on
+/// read, but an out-of-order section could not be re-encoded byte-exact). A known field must
+/// fill exactly its declared size. A declared tag that is not tagged at this version is
+/// reported at the tag's own byte.
+pub fn read_section<E: Entries>(r: &mut Reader<'_>, e: &mut E) -> Result<(), DecodeError> {
+    let count_at = r.position();
+    e.section(count_at);
+    let count = r.read_uvarint()? as usize;
+    e.count(count);
+    if count == 0 {
+        e.done(r.position());
+        return Ok(());
+    }
+    // Every entry takes at least two bytes (tag and size).
+    if count > r.remaining() / TAGGED_ENTRY_MIN_SIZE {
+        return Err(DecodeError::new(
+            DecodeErrorKind::LengthExceedsInput {
+                declared: count as u64,
+                remaining: r.remaining(),
+            },
+            count_at,
+        ));
+    }
+    // The entries claim their two bytes each as an array's elements do (see
+    // `field::read_elements`), so that a known field's nested counts cannot claim them too;
+    // entries past what the unclaimed bytes could hold cannot decode and are not kept.
+    let saved = r.claimed;
+    let cap = count.min(r.unclaimed() / TAGGED_ENTRY_MIN_SIZE);
+    let res = read_entries(r, e, count, cap);
+    r.claimed = saved;
+    if cap < count {
+        r.drops += 1;
+    }
+    if res.is_ok() {
+        e.done(r.position());
+    }
+    res
+}
+
+/// The fewest bytes a tagged field takes: a one-byte tag and a one-byte size.
+pub const TAGGED_ENTRY_MIN_SIZE: usize = 2;
+
+/// The most bytes the unknown tagged fields of a struct allocate per input byte: one
+/// [`RawTaggedField`] per entry of at least [`TAGGED_ENTRY_MIN_SIZE`] bytes.
+pub const UNKNOWN_TAGGED_RATIO: usize =
+    crate::field::ratio(size_of::<RawTaggedField>(), TAGGED_ENTRY_MIN_SIZE);
+
+/// The entries of a tagged section of `count` entries, with the claim for all of them made.
+#[inline]
+fn read_entries<E: Entries>(
+    r: &mut Reader<'_>,
+    e: &mut E,
+    count: usize,
+    cap: usize,
+) -> Result<(), DecodeError> {
+    let mut prev: Option<u32> = None;
+    let mut claimed = r
+        .claimed
+        .saturating_add(count.saturating_mul(TAGGED_ENTRY_MIN_SIZE));
+    for i in 0..count {
+        r.claimed = if i < cap {
+            claimed -= TAGGED_ENTRY_MIN_SIZE;
+            claimed
+        } else {
+            usize::MAX
+        };
+        let tag_at = r.position();
+        e.entry(tag_at);
+        let tag = r.read_uvarint()?;
+        if let Some(previous) = prev {
+            if tag <= previous {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::UnorderedTag { tag, previous },
+                    tag_at,
+                ));
+            }
+        }
+        prev = Some(tag);
+        let size_at = r.position();
+        let size = r.read_uvarint()? as usize;
+        if size > r.remaining() {
+            return Err(DecodeError::new(
+                DecodeErrorKind::LengthExceedsInput {
+                    declared: size as u64,
+                    remaining: r.remaining(),
+                },
+                size_at,
+            ));
+        }
+        let payload_at = r.position();
+        // A declared tag that is not tagged at this version is reported at the tag itself
+        // (`known` finds it before reading the payload, so its error is at `payload_at`; one
+        // from a nested tagged section inside the payload lies further on and is left alone).
+        let is_known = e.known(tag, r).map_err(|err| match err.kind() {
+            DecodeErrorKind::TagNotValidForVersion { .. } if err.offset() == payload_at => {
+                err.with_offset(tag_at)
+            }
+            _ => err,
+        })?;
+        if let Some(field) = is_known {
+            let used = r.position() - payload_at;
+            if used != size {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::TaggedSizeMismatch {
+                        tag,
+                        declared: size as u64,
+                        actual: used,
+                    },
+                    payload_at,
+                )
+                .in_field(field));
+            }
+        } else {
+            let data = r.read_bytes(size)?;
+            e.unknown(tag, data, i < cap, cap.saturating_sub(i));
+        }
+    }
+    Ok(())
+}
+
+/// The error for a declared tag that is not tagged at `version`.
+#[cold]
+pub fn tag_not_valid(r: &Reader<'_>, tag: u32, version: Version) -> DecodeError {
+    r.error(DecodeErrorKind::TagNotValidForVersion { tag, version })
+}
+
+/// The error for a declared tagged field sent with its default value (Kafka never writes
+/// one, and it could not be re-encoded byte-exact).
+#[cold]
+pub fn tagged_default(at: usize) -> DecodeError {
+    DecodeError::new(
+        DecodeErrorKind::InvalidValue("tagged field carries its default value"),
+        at,
+    )
+}
