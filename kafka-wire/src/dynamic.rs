@@ -830,8 +830,8 @@ fn write_struct(s: &StructValue, cx: Cx, out: &mut Vec<u8>) -> Result<(), Encode
             let mut payload = Vec::new();
             let tcx = tagged_cx(v, f.nullable.contains(v));
             write_value(&f.ty, val, tcx, &mut payload).map_err(|e| e.in_field(f.rust_name))?;
-            put_uvarint(out, f.tag.unwrap_or_default());
-            put_uvarint(out, payload.len() as u32);
+            crate::rules::tagged::put_tagged_header(out, f.tag.unwrap_or_default(), payload.len())
+                .map_err(|e| e.in_field(f.rust_name))?;
             out.extend_from_slice(&payload);
         }
         for raw in &s.unknown {

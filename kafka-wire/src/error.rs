@@ -315,6 +315,14 @@ pub enum EncodeErrorKind {
     /// An unknown tagged field that reuses a tag the struct declares.
     #[error("attempted to use tag {0} as an undefined tag")]
     RawTagCollides(u32),
+    /// The destination has less room than the encoding needs; nothing was written.
+    #[error("the encoding takes {needed} bytes but the buffer has room for {available}")]
+    BufferTooSmall {
+        /// The exact size of the encoding.
+        needed: usize,
+        /// The room left in the buffer (`BufMut::remaining_mut`).
+        available: usize,
+    },
     /// A value the frame or header cannot carry (for example a frame over 2 GiB).
     #[error("invalid value: {0}")]
     InvalidValue(&'static str),

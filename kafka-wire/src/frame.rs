@@ -186,11 +186,13 @@ pub fn decode_response<M: ApiMessage>(
 }
 
 /// Writes a frame's size prefix for `size` bytes of header and body; fails if `size` does not
-/// fit an int32.
+/// fit an int32, or (`BufferTooSmall`, nothing written) if `buf` has no room for the prefix
+/// and the `size` bytes after it.
 pub fn put_frame_size<B: BufMut + ?Sized>(buf: &mut B, size: usize) -> Result<(), EncodeError> {
-    let size = i32::try_from(size)
+    let size32 = i32::try_from(size)
         .map_err(|_| EncodeError::new(EncodeErrorKind::LengthTooLarge(size)).in_part("size"))?;
-    buf.put_i32(size);
+    crate::message::check_room(buf, 4 + size).map_err(|e| e.in_part("frame"))?;
+    buf.put_i32(size32);
     Ok(())
 }
 

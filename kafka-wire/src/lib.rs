@@ -78,7 +78,8 @@ pub use error::{
 pub use field::{Cx, Field, NullableField, MAX_STRING_LEN};
 pub use header::{RequestHeader, ResponseHeader};
 pub use message::{
-    request_header_version, response_header_version, ApiMessage, KafkaMessage, API_VERSIONS_KEY,
+    check_room, request_header_version, response_header_version, ApiMessage, KafkaMessage, Rewind,
+    API_VERSIONS_KEY,
 };
 pub use meta::{ApiKind, ApiMeta, DefaultValue, FieldMeta, KafkaType, StructMeta};
 pub use reader::Reader;

@@ -2,7 +2,7 @@
 
 use bytes::{BufMut, Bytes};
 
-use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
+use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::field::{Cx, Field};
 use crate::meta::{ApiKind, StructMeta};
 use crate::{Reader, Version, VersionRange};
@@ -22,16 +22,53 @@ pub trait KafkaMessage: Field + Default {
     ///
     /// Fails where Kafka's generated code throws: a version outside the struct's versions, a
     /// non-default value in a non-ignorable field that `version` does not have, null where
-    /// the version is not nullable, a string over 32767 bytes, unknown tagged fields at a
-    /// non-flexible version or out of order.
+    /// the version is not nullable, a string over 32767 bytes, a length above its prefix's
+    /// maximum, unknown tagged fields at a non-flexible version or out of order.
+    ///
+    /// Never panics: the room left in `buf` is checked against the exact size first, and a
+    /// buffer that is too small (a fixed `&mut [u8]`, a `Limit`) is `BufferTooSmall` with
+    /// nothing written. A failure found while writing leaves the bytes written before it in a
+    /// plain `BufMut`; [`encode_append`](Self::encode_append) (for `Vec<u8>` and `BytesMut`)
+    /// and [`encode_to_vec`](Self::encode_to_vec) leave nothing behind.
     fn encode<B: BufMut + ?Sized>(&self, buf: &mut B, version: Version) -> Result<(), EncodeError> {
+        // A growable buffer (`Vec`, `BytesMut`) reports room near `isize::MAX`: only a bounded
+        // one needs the size pass.
+        if buf.remaining_mut() < ROOMY {
+            check_room(buf, self.encoded_size(version)).map_err(|e| e.in_root(Self::META.name))?;
+        }
         self.write(buf, Cx::new(version))
             .map_err(|e| e.in_root(Self::META.name))
     }
 
+    /// Appends the struct at `version` to a growable buffer; on any error the buffer is
+    /// restored to its previous length.
+    fn encode_append<B: Rewind>(&self, buf: &mut B, version: Version) -> Result<(), EncodeError> {
+        let start = buf.written();
+        self.encode(buf, version).inspect_err(|_| buf.rewind(start))
+    }
+
     /// The exact number of bytes [`encode`](Self::encode) writes at `version`.
+    ///
+    /// At a version outside the struct's versions, where `encode` fails, this is 0 (see
+    /// [`try_encoded_size`](Self::try_encoded_size) for an error instead).
     fn encoded_size(&self, version: Version) -> usize {
+        if !Self::META.versions.contains(version) {
+            return 0;
+        }
         self.size(Cx::new(version))
+    }
+
+    /// [`encoded_size`](Self::encoded_size), or `UnsupportedVersion` at a version outside the
+    /// struct's versions.
+    fn try_encoded_size(&self, version: Version) -> Result<usize, EncodeError> {
+        if Self::META.versions.contains(version) {
+            Ok(self.encoded_size(version))
+        } else {
+            Err(EncodeError::new(EncodeErrorKind::UnsupportedVersion {
+                name: Self::META.name,
+                version,
+            }))
+        }
     }
 
     /// Encodes into a new vector of exactly the right capacity.
@@ -68,6 +105,51 @@ pub trait KafkaMessage: Field + Default {
     /// Encodes into a new [`Bytes`] of exactly the right size.
     fn encode_to_bytes(&self, version: Version) -> Result<Bytes, EncodeError> {
         self.encode_to_vec(version).map(Bytes::from)
+    }
+}
+
+/// Room above which a buffer is taken to be growable (`Vec` and `BytesMut` report
+/// `isize::MAX` or more less what they hold), and no encoding can be larger.
+pub(crate) const ROOMY: usize = usize::MAX / 4;
+
+/// Fails with `BufferTooSmall` unless `buf` has room for `needed` more bytes: `BufMut`'s
+/// writes panic on a full fixed buffer, so an encode checks first.
+#[inline]
+pub fn check_room<B: BufMut + ?Sized>(buf: &B, needed: usize) -> Result<(), EncodeError> {
+    let available = buf.remaining_mut();
+    if available < needed {
+        return Err(EncodeError::new(EncodeErrorKind::BufferTooSmall {
+            needed,
+            available,
+        }));
+    }
+    Ok(())
+}
+
+/// A growable buffer that an encode can shorten back to where it started when it fails:
+/// `Vec<u8>` and `BytesMut`.
+pub trait Rewind: BufMut {
+    /// The bytes in the buffer now.
+    fn written(&self) -> usize;
+    /// Drops every byte after the first `len`.
+    fn rewind(&mut self, len: usize);
+}
+
+impl Rewind for Vec<u8> {
+    fn written(&self) -> usize {
+        self.len()
+    }
+    fn rewind(&mut self, len: usize) {
+        self.truncate(len);
+    }
+}
+
+impl Rewind for bytes::BytesMut {
+    fn written(&self) -> usize {
+        self.len()
+    }
+    fn rewind(&mut self, len: usize) {
+        self.truncate(len);
     }
 }
 

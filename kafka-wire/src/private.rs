@@ -368,7 +368,7 @@ impl<T: Field> Fx for T {
         nullable: bool,
     ) -> EncRes {
         let cx = tagged_cx(s.v(), nullable);
-        put_tagged_header(b, tag, self.size(cx));
+        put_tagged_header(b, tag, self.size(cx)).map_err(|e| e.in_field(s.name(i)))?;
         self.write(b, cx).map_err(|e| e.in_field(s.name(i)))
     }
 

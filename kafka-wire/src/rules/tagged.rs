@@ -26,11 +26,25 @@ pub const fn tagged_cx(version: Version, nullable: bool) -> Cx {
 /// A known tagged field's tag and payload size. The derive calls this and `Field::write`
 /// itself, rather than the generic `write_tagged`, so that a field type with no codec is one
 /// error on the type instead of one per generic helper.
+///
+/// A payload above [`MAX_TAGGED_SIZE`] is `LengthTooLarge`, nothing written.
 #[inline]
-pub fn put_tagged_header<B: BufMut + ?Sized>(buf: &mut B, tag: u32, size: usize) {
+pub fn put_tagged_header<B: BufMut + ?Sized>(
+    buf: &mut B,
+    tag: u32,
+    size: usize,
+) -> Result<(), EncodeError> {
+    if size > MAX_TAGGED_SIZE {
+        return Err(EncodeError::new(EncodeErrorKind::LengthTooLarge(size)));
+    }
     put_uvarint(buf, tag);
     put_uvarint(buf, size as u32);
+    Ok(())
 }
+
+/// The largest tagged-field payload: its size is an unsigned varint that Kafka reads into an
+/// int32, so anything larger would go out with a truncated size.
+pub const MAX_TAGGED_SIZE: usize = i32::MAX as usize;
 
 /// The size of a known tagged field whose payload is `size` bytes.
 #[inline]
@@ -69,6 +83,11 @@ pub fn check_unknown_tagged(
             }
         }
         prev = Some(f.tag);
+        if f.data.len() > MAX_TAGGED_SIZE {
+            return Err(EncodeError::new(EncodeErrorKind::LengthTooLarge(
+                f.data.len(),
+            )));
+        }
     }
     Ok(())
 }
