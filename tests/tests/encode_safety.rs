@@ -52,7 +52,7 @@ fn a_buffer_one_byte_short_is_an_error_with_nothing_written() {
 fn a_frame_into_eight_bytes_is_an_error_not_a_panic() {
     let header = RequestHeader::new(28, 3, 7, Some("client".into()));
     let mut buf = [0u8; 8];
-    let e = frame::encode_request(&header, &request(), &mut &mut buf[..]).unwrap_err();
+    let e = frame::encode_request(&mut &mut buf[..], &header, &request()).unwrap_err();
     assert!(
         matches!(
             e.kind(),
