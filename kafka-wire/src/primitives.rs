@@ -7,16 +7,19 @@ use bytes::BufMut;
 /// Bytes an unsigned varint of `v` takes (1 to 5).
 #[inline(always)]
 pub const fn uvarint_size(v: u32) -> usize {
-    // 1 byte per started group of 7 bits; 0 takes one byte.
+    // 1 byte per started group of 7 bits; 0 takes one byte. (9 * bits + 64) / 64 is
+    // bits.div_ceil(7) for 1..=64 bits, with a multiply-add and a shift where the division
+    // by 7 took a multiply-high and a fix-up (`size` takes this once per length, count and
+    // tagged section: AddPartitionsToTxn v3 response 200x50 size 307K -> 188K instructions).
     let bits = 32 - (v | 1).leading_zeros() as usize;
-    bits.div_ceil(7)
+    (9 * bits + 64) / 64
 }
 
 /// Bytes an unsigned varlong of `v` takes (1 to 10).
 #[inline(always)]
 pub const fn uvarlong_size(v: u64) -> usize {
     let bits = 64 - (v | 1).leading_zeros() as usize;
-    bits.div_ceil(7)
+    (9 * bits + 64) / 64
 }
 
 /// Writes an unsigned LEB128 varint.
@@ -125,6 +128,30 @@ mod tests {
             assert_eq!(enc(v), bytes, "encode {v}");
             assert_eq!(uvarint_size(v), bytes.len(), "size {v}");
             assert_eq!(dec(bytes).unwrap(), (v, bytes.len()), "decode {v}");
+        }
+    }
+
+    #[test]
+    fn varint_sizes_at_every_boundary() {
+        // A varint carries 7 bits per byte: the size steps up at 2^7, 2^14, 2^21, 2^28...
+        for bits in 0..=64u32 {
+            let expected = if bits == 0 {
+                1
+            } else {
+                bits.div_ceil(7) as usize
+            };
+            let v = if bits == 0 { 0 } else { 1u64 << (bits - 1) };
+            let w = if bits == 0 {
+                0
+            } else {
+                u64::MAX >> (64 - bits)
+            };
+            assert_eq!(uvarlong_size(v), expected, "2^{}", bits.saturating_sub(1));
+            assert_eq!(uvarlong_size(w), expected, "2^{bits}-1");
+            if bits <= 32 {
+                assert_eq!(uvarint_size(v as u32), expected);
+                assert_eq!(uvarint_size(w as u32), expected);
+            }
         }
     }
 
