@@ -711,3 +711,5 @@ where
     assert!(b.is_empty(), "{name}: kafka-protocol left bytes");
     bytes
 }
+
+pub mod records;

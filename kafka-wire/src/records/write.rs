@@ -94,6 +94,16 @@ impl BatchBuilder {
         }
     }
 
+    /// A builder that writes into `buf`, reusing its allocation (its contents are dropped);
+    /// get the batch back with [`build_vec`](Self::build_vec).
+    pub fn with_buffer(base_offset: i64, mut buf: Vec<u8>) -> Self {
+        buf.clear();
+        buf.resize(RECORD_BATCH_OVERHEAD, 0);
+        let mut b = BatchBuilder::new(base_offset);
+        b.buf = buf;
+        b
+    }
+
     /// A builder that writes `header`'s fields exactly as given (attributes, timestamps, last
     /// offset delta, producer fields, epoch), computing only the length, count and CRC: with
     /// [`append_raw`](Self::append_raw) it re-encodes a decoded batch unchanged.
@@ -307,19 +317,29 @@ impl BatchBuilder {
     /// The batch's bytes. With no record appended this is empty (as in Java, an empty batch
     /// is not written), unless the builder came from [`from_header`](Self::from_header).
     pub fn build(self) -> Result<Bytes, EncodeError> {
-        let mut out = Vec::new();
-        self.build_into(&mut out)?;
-        Ok(Bytes::from(out))
+        self.build_vec().map(Bytes::from)
     }
 
     /// Appends the batch to `out`.
-    pub fn build_into(mut self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+    pub fn build_into(self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        let buf = self.build_vec()?;
+        if out.is_empty() {
+            *out = buf;
+        } else {
+            out.extend_from_slice(&buf);
+        }
+        Ok(())
+    }
+
+    /// The batch in the builder's own buffer (see [`with_buffer`](Self::with_buffer)).
+    pub fn build_vec(mut self) -> Result<Vec<u8>, EncodeError> {
         let invalid = |why| EncodeError::new(EncodeErrorKind::InvalidValue(why));
         if let Some(why) = self.error {
             return Err(invalid(why));
         }
         if self.count == 0 && self.fixed.is_none() {
-            return Ok(());
+            self.buf.clear();
+            return Ok(self.buf);
         }
         let h = match self.fixed {
             Some(h) => h,
@@ -411,12 +431,7 @@ impl BatchBuilder {
         if let Some(dst) = self.buf.get_mut(17..21) {
             dst.copy_from_slice(&crc.to_be_bytes());
         }
-        if out.is_empty() {
-            *out = self.buf;
-        } else {
-            out.extend_from_slice(&self.buf);
-        }
-        Ok(())
+        Ok(self.buf)
     }
 }
 

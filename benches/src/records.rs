@@ -1,0 +1,168 @@
+//! Record-batch workloads, identical for kafka-wire's `records` module and kafka-protocol's
+//! `RecordBatchEncoder`/`RecordBatchDecoder`: a 1 MB batch of 1 KB records and a batch of
+//! 10,000 tiny records.
+
+use bytes::{Bytes, BytesMut};
+use kafka_protocol::indexmap::IndexMap;
+use kafka_protocol::records as kp;
+use kafka_wire::records::{BatchBuilder, Batches, Compression, ReadOptions};
+
+/// One workload: the records to write, in both libraries' shapes.
+pub struct RecordsWorkload {
+    /// Short name for benchmark ids.
+    pub name: &'static str,
+    /// (timestamp, key, value) per record, offsets 0.. in order.
+    pub records: Vec<(i64, Option<Bytes>, Option<Bytes>)>,
+    /// The same records as kafka-protocol's owned records.
+    pub theirs: Vec<kp::Record>,
+}
+
+const TS: i64 = 1_700_000_000_000;
+
+fn workload(name: &'static str, n: usize, key_len: usize, value_len: usize) -> RecordsWorkload {
+    let mut records = Vec::with_capacity(n);
+    for i in 0..n {
+        let key = (key_len > 0).then(|| Bytes::from(format!("{i:0key_len$}").into_bytes()));
+        // Text-like values so the codecs have something to compress.
+        let text = format!("record {i} of the {name} workload; ");
+        let value: Vec<u8> = text.bytes().cycle().take(value_len).collect();
+        records.push((TS + (i as i64 % 100), key, Some(Bytes::from(value))));
+    }
+    let theirs = records
+        .iter()
+        .enumerate()
+        .map(|(i, (ts, k, v))| kp::Record {
+            transactional: false,
+            control: false,
+            delete_horizon: false,
+            partition_leader_epoch: -1,
+            producer_id: -1,
+            producer_epoch: -1,
+            timestamp_type: kp::TimestampType::Creation,
+            offset: i as i64,
+            // kafka-protocol starts a new batch whenever offset - sequence changes; -1 for the
+            // first record keeps one batch with base sequence -1, as a non-idempotent producer.
+            sequence: i as i32 - 1,
+            timestamp: *ts,
+            key: k.clone(),
+            value: v.clone(),
+            headers: IndexMap::new(),
+        })
+        .collect();
+    RecordsWorkload {
+        name,
+        records,
+        theirs,
+    }
+}
+
+/// 1,000 records of a 16-byte key and a 1,000-byte value: a 1 MB batch.
+pub fn large_records() -> RecordsWorkload {
+    workload("1kb_x1000", 1000, 16, 1000)
+}
+
+/// 10,000 records of a 10-byte value, no key.
+pub fn tiny_records() -> RecordsWorkload {
+    workload("tiny_x10000", 10_000, 0, 10)
+}
+
+fn their_codec(c: Compression) -> kp::Compression {
+    match c {
+        Compression::None => kp::Compression::None,
+        Compression::Gzip => kp::Compression::Gzip,
+        Compression::Snappy => kp::Compression::Snappy,
+        Compression::Lz4 => kp::Compression::Lz4,
+        Compression::Zstd => kp::Compression::Zstd,
+    }
+}
+
+/// Builds the batch with kafka-wire into `out` (cleared first).
+pub fn build_ours(w: &RecordsWorkload, codec: Compression, out: &mut Vec<u8>) {
+    let mut b = BatchBuilder::with_buffer(0, std::mem::take(out));
+    b.compression(codec);
+    b.partition_leader_epoch(-1);
+    for (ts, k, v) in &w.records {
+        b.append(*ts, k.as_deref(), v.as_deref(), &[]);
+    }
+    *out = b.build_vec().expect("build");
+}
+
+/// Builds the batch with kafka-protocol into `out` (cleared first).
+pub fn build_theirs(w: &RecordsWorkload, codec: Compression, out: &mut BytesMut) {
+    out.clear();
+    let opts = kp::RecordEncodeOptions {
+        version: 2,
+        compression: their_codec(codec),
+    };
+    kp::RecordBatchEncoder::encode(out, &w.theirs, &opts).expect("encode");
+}
+
+/// Reads every record with kafka-wire; returns a checksum of what was read so nothing is
+/// optimised away.
+pub fn read_ours(bytes: &Bytes) -> usize {
+    let mut sum = 0usize;
+    for batch in Batches::new(bytes.clone(), ReadOptions::default()) {
+        let batch = batch.expect("batch");
+        let recs = batch.records().expect("records");
+        for r in &recs {
+            let r = r.expect("record");
+            sum = sum
+                .wrapping_add(r.offset as usize)
+                .wrapping_add(r.timestamp as usize)
+                .wrapping_add(r.key.map_or(0, <[u8]>::len))
+                .wrapping_add(r.value.map_or(0, <[u8]>::len))
+                .wrapping_add(r.headers.len());
+        }
+    }
+    sum
+}
+
+/// Reads every record with kafka-protocol (which verifies the CRC too); same checksum.
+pub fn read_theirs(bytes: &Bytes) -> usize {
+    let mut buf = bytes.clone();
+    let set = kp::RecordBatchDecoder::decode(&mut buf).expect("decode");
+    let mut sum = 0usize;
+    for r in &set.records {
+        sum = sum
+            .wrapping_add(r.offset as usize)
+            .wrapping_add(r.timestamp as usize)
+            .wrapping_add(r.key.as_ref().map_or(0, Bytes::len))
+            .wrapping_add(r.value.as_ref().map_or(0, Bytes::len))
+            .wrapping_add(r.headers.len());
+    }
+    sum
+}
+
+/// Builds the workload with both libraries and checks each reads the other's batch to the
+/// same records, and that the uncompressed batches are byte-identical. Returns (ours, theirs).
+pub fn check_records(w: &RecordsWorkload, codec: Compression) -> (Bytes, Bytes) {
+    let mut a = Vec::new();
+    build_ours(w, codec, &mut a);
+    let mut b = BytesMut::new();
+    build_theirs(w, codec, &mut b);
+    let (a, b) = (Bytes::from(a), b.freeze());
+    if codec == Compression::None {
+        let first_diff = a.iter().zip(b.iter()).position(|(x, y)| x != y);
+        assert!(
+            a == b,
+            "{}: uncompressed batches differ ({} vs {} bytes, first at {first_diff:?})",
+            w.name,
+            a.len(),
+            b.len()
+        );
+    }
+    let want = read_ours(&a);
+    assert_eq!(
+        read_theirs(&a),
+        want,
+        "{} {codec}: theirs reading ours",
+        w.name
+    );
+    assert_eq!(
+        read_ours(&b),
+        want,
+        "{} {codec}: ours reading theirs",
+        w.name
+    );
+    (a, b)
+}
