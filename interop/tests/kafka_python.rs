@@ -477,6 +477,10 @@ fn ours_to_theirs<M: PyShape>(peer: &mut Peer) -> usize {
     n
 }
 
+#[cfg_attr(
+    kw_no_kafka_python,
+    ignore = "kafka-python venv missing (run interop/setup.sh)"
+)]
 #[test]
 fn kafka_python_frames_decode_and_reencode_byte_exact() {
     let Some(mut peer) = Peer::start() else {
@@ -491,6 +495,10 @@ fn kafka_python_frames_decode_and_reencode_byte_exact() {
     assert_eq!(n as u64, 4 * 6 * SAMPLES_PER_VERSION);
 }
 
+#[cfg_attr(
+    kw_no_kafka_python,
+    ignore = "kafka-python venv missing (run interop/setup.sh)"
+)]
 #[test]
 fn our_frames_decode_in_kafka_python() {
     let Some(mut peer) = Peer::start() else {
@@ -718,6 +726,10 @@ fn typed_reencode(case: Case, wire: &Bytes, g: &Value, what: &str) -> Vec<u8> {
 
 use kafka_wire_tests::cases::{all_cases, generated_frame, Case};
 
+#[cfg_attr(
+    kw_no_kafka_python,
+    ignore = "kafka-python venv missing (run interop/setup.sh)"
+)]
 #[test]
 fn every_shared_api_and_version_both_ways() {
     let Some(mut peer) = Peer::start() else {

@@ -205,6 +205,7 @@ fn port(row: &Row, field: &str) -> u16 {
 }
 
 /// The transaction run against librdkafka's mock, frame for frame, as Wireshark reads it.
+#[cfg_attr(kw_no_tshark, ignore = "tshark not found (apt-get install tshark)")]
 #[test]
 fn mock_transaction_dissects_to_the_values_we_encoded() {
     let Some(tshark) = tshark() else { return };
@@ -396,6 +397,7 @@ fn mock_transaction_dissects_to_the_values_we_encoded() {
 /// Every version of AddPartitionsToTxn and TxnOffsetCommit that the dissector knows, request
 /// and response, with values chosen to be recognisable; the version above each range is
 /// flagged by the dissector, which shows the ranges are exactly what it knows.
+#[cfg_attr(kw_no_tshark, ignore = "tshark not found (apt-get install tshark)")]
 #[test]
 fn every_version_the_dissector_knows() {
     let Some(tshark) = tshark() else { return };

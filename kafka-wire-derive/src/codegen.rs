@@ -682,7 +682,7 @@ pub fn fallback(input: &syn::DeriveInput) -> TokenStream {
             use #krate::__private as __kw;
             impl __kw::Field for #ident {
                 const KAFKA_TYPE: __kw::KafkaType =
-                    __kw::KafkaType::Struct(<Self as __kw::KafkaMessage>::meta);
+                    __kw::KafkaType::Struct(|| <Self as __kw::KafkaMessage>::META);
                 fn write<__B: __kw::BufMut + ?Sized>(&self, _: &mut __B, _: __kw::Cx) -> ::core::result::Result<(), __kw::EncodeError> {
                     ::core::result::Result::Err(__kw::EncodeError::new(__kw::EncodeErrorKind::InvalidValue(#unbuilt)))
                 }

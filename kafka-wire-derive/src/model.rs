@@ -1,5 +1,5 @@
 //! The validated model: every node keeps the span of what the user wrote, and every rule of
-//! Kafka's generator (KAFKA-RULES §9) is one commented check. All errors of a struct are
+//! Kafka's generator (`FieldSpec`, `StructSpec`, `MessageSpec`) is one commented check. All errors of a struct are
 //! collected and reported in one build.
 
 use darling::util::SpannedValue;
@@ -55,7 +55,7 @@ impl Kind {
         }
     }
 
-    /// KAFKA-RULES rule 37: only string, bytes, records, struct and array can be nullable.
+    /// `FieldType.canBeNullable`: only string, bytes, records, struct and array can be nullable.
     fn can_be_nullable(&self) -> bool {
         !matches!(self, Kind::Bool | Kind::Int { .. } | Kind::F64 | Kind::Uuid)
     }
@@ -219,7 +219,7 @@ fn pascal_case(s: &str) -> String {
     out
 }
 
-/// KAFKA-RULES rule 37: field names match `[A-Za-z][A-Za-z0-9]*`.
+/// `FieldSpec.VALID_FIELD_NAMES`: field names match `[A-Za-z][A-Za-z0-9]*`.
 fn valid_kafka_name(s: &str) -> bool {
     let mut cs = s.chars();
     cs.next().is_some_and(|c| c.is_ascii_alphabetic()) && cs.all(|c| c.is_ascii_alphanumeric())
@@ -513,7 +513,7 @@ fn check_field(
     let kind = classify(inner_ty.unwrap_or(&f.ty));
     let name = match &f.name {
         Some(n) => {
-            // KAFKA-RULES rule 37: field names match [A-Za-z][A-Za-z0-9]*.
+            // `FieldSpec.VALID_FIELD_NAMES`: field names match [A-Za-z][A-Za-z0-9]*.
             if !valid_kafka_name(n) {
                 acc.push(err(
                     n.span(),
@@ -528,7 +528,7 @@ fn check_field(
         None => pascal_case(&ident.to_string()),
     };
     let tagged = f.tagged.as_ref().map(|t| **t);
-    // KAFKA-RULES rule 5: versions defaults to taggedVersions; without either it is an error.
+    // `FieldSpec`: versions defaults to taggedVersions; without either it is an error.
     let versions = match (&f.versions, tagged) {
         (Some(v), _) => **v,
         (None, Some(t)) => t,
@@ -695,7 +695,7 @@ pub enum Dflt {
     Empty,
 }
 
-/// The default's value (KAFKA-RULES §4), or an error on the literal.
+/// The default's value (`FieldSpec.fieldDefault`), or an error on the literal.
 fn build_default(
     f: &FieldAttrs,
     kind: &Kind,

@@ -8,8 +8,10 @@
 use std::process::Command;
 
 /// The compiler the `.stderr` files were recorded with. rustc's wording and layout drift
-/// between releases, so on any other compiler the suite is skipped rather than failed (as
-/// darling does); re-record with `TRYBUILD=overwrite` when moving to a new one.
+/// between releases, so locally, on any other compiler, the suite is skipped (as darling
+/// does) with a note; under `CI=true` that is a failure instead, so CI cannot pass without
+/// having checked the diagnostics. Re-record with `TRYBUILD=overwrite` when moving to a new
+/// compiler.
 const RECORDED_WITH: &str = "rustc 1.95.0 ";
 
 fn rustc_version() -> Option<String> {
@@ -23,10 +25,18 @@ fn ui() {
     match rustc_version() {
         Some(v) if v.starts_with(RECORDED_WITH) => {}
         other => {
+            let other = other.as_deref().map_or("an unknown rustc", str::trim);
+            if std::env::var("CI").is_ok_and(|v| v == "true") {
+                panic!(
+                    "the UI suite was recorded with {}, this is {other}: re-record it with \
+                     TRYBUILD=overwrite, or run CI on the recorded compiler",
+                    RECORDED_WITH.trim()
+                );
+            }
             println!(
                 "note: skipping the UI suite: it was recorded with {}, this is {}",
                 RECORDED_WITH.trim(),
-                other.as_deref().map_or("an unknown rustc", str::trim)
+                other
             );
             return;
         }

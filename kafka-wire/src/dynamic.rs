@@ -167,8 +167,8 @@ impl StructValue {
     }
 }
 
-/// The value a type takes when nothing is declared (KAFKA-RULES rule 20), never null.
-pub fn implicit_default(ty: &KafkaType) -> Value {
+/// The value a type takes when nothing is declared (ARCHITECTURE.md, *Defaults*), never null.
+fn implicit_default(ty: &KafkaType) -> Value {
     match ty {
         KafkaType::Bool => Value::Bool(false),
         KafkaType::Int8 => Value::Int8(0),
@@ -213,7 +213,7 @@ pub fn default_value(f: &FieldMeta) -> Value {
 }
 
 /// The smallest legal value of a type at `version` (see [`StructValue::sample`]).
-pub fn sample_value(ty: &KafkaType, version: Version) -> Value {
+fn sample_value(ty: &KafkaType, version: Version) -> Value {
     match ty {
         KafkaType::Records => Value::Records(Bytes::from(empty_record_batch())),
         KafkaType::Array(t) => Value::Array(vec![sample_value(t, version)]),
@@ -330,11 +330,6 @@ impl Trace {
         }
     }
 
-    /// Adds a complete node to the innermost open node.
-    pub fn leaf(&mut self, node: Node) {
-        self.push_closed(node);
-    }
-
     fn push_closed(&mut self, n: Node) {
         match self.stack.last_mut() {
             Some(p) => p.children.push(n),
@@ -364,7 +359,7 @@ impl Trace {
 }
 
 /// Formats a UUID as the object trees show it: 32 hex digits in 8-4-4-4-12 groups.
-pub fn uuid_hex(u: &Uuid) -> String {
+fn uuid_hex(u: &Uuid) -> String {
     let h: String = u.as_bytes().iter().map(|b| format!("{b:02x}")).collect();
     format!(
         "{}-{}-{}-{}-{}",
@@ -396,7 +391,7 @@ fn bytes_text(b: &[u8]) -> String {
 }
 
 /// The text a leaf value shows in a tree (`0`, `"abc" (compact, len+1=4)`, `null`).
-pub fn value_text(v: &Value, cx: Cx) -> String {
+fn value_text(v: &Value, cx: Cx) -> String {
     match v {
         Value::Null => match cx.compact {
             true => "null (compact, 0)".to_owned(),
@@ -806,7 +801,7 @@ fn write_struct(s: &StructValue, cx: Cx, out: &mut Vec<u8>) -> Result<(), Encode
             write_value(&f.ty, val, field_cx(meta, f, v), out)
                 .map_err(|e| e.in_field(f.rust_name))?;
         } else if !f.ignorable && !f.versions.contains(v) && *val != default_value(f) {
-            // KAFKA-RULES rule 23, as the derive checks it.
+            // Absent fields (ARCHITECTURE.md, *Absent fields and `ignorable`*), as the derive checks them.
             return Err(absent_field(f.rust_name, v));
         }
     }

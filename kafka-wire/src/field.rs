@@ -14,7 +14,7 @@ use crate::{Reader, Version, VersionRange};
 /// The context one value is written or read in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Cx {
-    /// The message version, passed unchanged to nested structs (KAFKA-RULES rule 25).
+    /// The message version, passed unchanged to nested structs (as Kafka's generated code does).
     pub version: Version,
     /// Compact (flexible) length prefixes for strings, bytes and arrays.
     pub compact: bool,
@@ -63,10 +63,11 @@ pub trait Field: Sized {
     /// The Kafka type this Rust type encodes as.
     const KAFKA_TYPE: KafkaType;
 
-    /// The flexible versions of the derived struct this type is (or holds, for arrays and
-    /// options); `None` for every other type. A struct checks at compile time that each
-    /// struct it nests has the same flexible versions as its own, as Kafka gives every
-    /// struct of a message the message's (KAFKA-RULES rule 13).
+    /// Implementation detail of the derive, hidden: the flexible versions of the derived
+    /// struct this type is (or holds, for arrays and options), `None` for every other type,
+    /// so that the derive can check at compile time that nested structs share their parent's
+    /// flexible versions. Leave it at its default.
+    #[doc(hidden)]
     const NESTED_FLEXIBLE: Option<VersionRange> = None;
 
     /// Writes the value.
@@ -292,7 +293,7 @@ impl Field for Uuid {
 
 // ---- length prefixes -------------------------------------------------------------------
 
-/// Kafka's limit on string length in both encodings (KAFKA-RULES rule 8).
+/// Kafka's limit on string length in both encodings (Java's `MessageDataGenerator` checks it on write).
 pub const MAX_STRING_LEN: usize = 0x7fff;
 
 /// Which classic prefix a length-prefixed type uses.
@@ -895,7 +896,7 @@ mod tests {
         ..COMPACT
     };
 
-    // Expected bytes written from KAFKA-RULES §2, not from this code.
+    // Expected bytes written from the encoding rules (ARCHITECTURE.md), not from this code.
     #[test]
     fn fixed_widths_are_big_endian() {
         assert_eq!(enc(&-2i8, CLASSIC), [0xfe]);

@@ -1,4 +1,4 @@
-//! Size-prefixed frames (KAFKA-RULES rule 34): an int32 big-endian length N, then N bytes of
+//! Size-prefixed frames (Java's `NetworkReceive`): an int32 big-endian length N, then N bytes of
 //! header and body.
 //!
 //! Frames here include their 4-byte size prefix, so byte offsets in errors are offsets in the

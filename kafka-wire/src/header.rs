@@ -1,4 +1,4 @@
-//! Request and response headers (KAFKA-RULES §7), declared with the derive itself.
+//! Request and response headers (`RequestHeader.json`, `ResponseHeader.json`), declared with the derive itself.
 
 use crate::{KafkaMessage, Str, UnknownTaggedFields};
 

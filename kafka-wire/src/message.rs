@@ -13,11 +13,6 @@ pub trait KafkaMessage: Field + Default {
     /// The struct's description: name, versions, fields.
     const META: &'static StructMeta;
 
-    /// The metadata, as a function (for [`KafkaType::Struct`](crate::KafkaType::Struct)).
-    fn meta() -> &'static StructMeta {
-        Self::META
-    }
-
     /// Writes the struct at `version`.
     ///
     /// Fails where Kafka's generated code throws: a version outside the struct's versions, a
@@ -160,7 +155,7 @@ pub trait ApiMessage: KafkaMessage {
     /// Request or response.
     const KIND: ApiKind;
 
-    /// The header version that goes with `version` of this message (KAFKA-RULES rule 32).
+    /// The header version that goes with `version` of this message (Java's `ApiMessageType.requestHeaderVersion`).
     fn header_version(version: Version) -> Version {
         match Self::KIND {
             ApiKind::Request => request_header_version(Self::META.flexible, version),

@@ -39,7 +39,7 @@ pub enum KafkaType {
 
 impl KafkaType {
     /// Whether Kafka allows `nullableVersions` on this type (string, bytes, records, struct,
-    /// array; KAFKA-RULES §9 rule 37).
+    /// array; Java's `FieldType.canBeNullable`).
     pub fn can_be_nullable(&self) -> bool {
         matches!(
             self,

@@ -1,4 +1,4 @@
-//! Writers and sizes of Kafka's primitive encodings (KAFKA-RULES §2).
+//! Writers and sizes of Kafka's primitive encodings (Java's `ByteUtils`; ARCHITECTURE.md, *Primitives*).
 //!
 //! Readers live on [`Reader`](crate::Reader); these are their inverses.
 
@@ -110,7 +110,7 @@ mod tests {
         Ok((v, r.position()))
     }
 
-    // Expected bytes written by hand from LEB128 (KAFKA-RULES §2 rule 7).
+    // Expected bytes written by hand from LEB128 (ARCHITECTURE.md, *Primitives*).
     #[test]
     fn uvarint_vectors() {
         let cases: &[(u32, &[u8])] = &[

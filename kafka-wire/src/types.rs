@@ -252,7 +252,7 @@ impl FromStr for Uuid {
 /// Record batches carried by a `records` field, kept as their raw bytes.
 ///
 /// The bytes share the decoded buffer. Parsing batches is left to the caller; the codec
-/// frames them exactly like nullable `bytes` (KAFKA-RULES §2 rule 9).
+/// frames them exactly like nullable `bytes` (ARCHITECTURE.md, *Strings, bytes, arrays and records*).
 #[derive(Clone, Default, PartialEq, Eq, Hash)]
 pub struct Records(pub Bytes);
 

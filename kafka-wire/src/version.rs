@@ -8,7 +8,7 @@ pub type Version = i16;
 /// An inclusive range of API versions, as written in Kafka's JSON schemas.
 ///
 /// `"N+"` is `N..=32767`, `"A-B"` is `A..=B`, `"N"` is `N..=N` and `"none"` is empty
-/// (KAFKA-RULES §1). A range whose minimum is above its maximum is empty.
+/// (Java's `org.apache.kafka.message.Versions`). A range whose minimum is above its maximum is empty.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct VersionRange {
     min: Version,

@@ -139,7 +139,7 @@ fn dump_matches_the_seed_pages_object_trees() {
         .expect("tree fixture");
         let mut want = parse_tree(&page);
         for n in &mut want {
-            // Kafka trunk renamed TxnOffsetCommit's GenerationId (KAFKA-RULES rule 46); the
+            // Kafka trunk renamed TxnOffsetCommit's GenerationId (KIP-1319's TxnOffsetCommit v6, `TxnOffsetCommitRequest.json`); the
             // messages crate follows trunk. Same bytes, same place.
             if n.0 == "GenerationId" {
                 n.0 = "GenerationIdOrMemberEpoch".to_owned();

@@ -1,5 +1,5 @@
 //! `RequestFrame::decode_header`: the header of a request whose body cannot be decoded, so a
-//! broker can still answer with the right correlation id (KAFKA-RULES rule 33).
+//! broker can still answer with the right correlation id (as Java's `RequestHeader.parse` does).
 
 use bytes::Bytes;
 use kafka_wire::frame::DEFAULT_MAX_FRAME_SIZE;

@@ -1,4 +1,4 @@
-//! Encode errors where Kafka's generated code throws (KAFKA-RULES §5), and ignorable fields
+//! Encode errors where Kafka's generated code throws (`UnsupportedVersionException` in `MessageDataGenerator`'s output), and ignorable fields
 //! dropped silently where it does not.
 
 use bytes::Bytes;

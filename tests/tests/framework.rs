@@ -1,5 +1,5 @@
 //! The framework on its own: test structs that use every type and every attribute, round
-//! trips at every version, byte vectors written by hand from KAFKA-RULES, and the version,
+//! trips at every version, byte vectors written by hand from the wire rules (ARCHITECTURE.md, *Wire rules*), and the version,
 //! nullability and tagged-field rules.
 
 use bytes::Bytes;
@@ -221,7 +221,7 @@ fn metadata_describes_the_declaration() {
     assert_eq!(inner.fields[1].name, "Label");
 }
 
-/// A struct small enough to write its bytes by hand from KAFKA-RULES §2-3.
+/// A struct small enough to write its bytes by hand from the rules in ARCHITECTURE.md (*Primitives*, *Tagged fields*).
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0-3", flexible = "2+")]
 struct Small {

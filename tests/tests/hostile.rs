@@ -3,7 +3,7 @@
 //! error kind comes with the right offset and field path. The last section keeps the
 //! fuzzers' findings as regression tests.
 //!
-//! Byte vectors here are written by hand from KAFKA-RULES and the seed pages.
+//! Byte vectors here are written by hand from the wire rules (ARCHITECTURE.md) and the seed pages.
 
 mod hostile_support;
 
@@ -178,7 +178,7 @@ fn headers_alone_truncated_and_changed() {
 // ---- 2. each error kind, with offset, path and Display ----------------------------------------
 
 /// TxnOffsetCommitRequest v0 with `topics` topics of one partition each, all strings empty:
-/// 14 bytes of fixed fields, the int32 count, then 20 bytes per topic (KAFKA-RULES §2).
+/// 14 bytes of fixed fields, the int32 count, then 20 bytes per topic (ARCHITECTURE.md, *Strings, bytes, arrays and records*).
 fn toc_v0_body(topics: u32) -> Vec<u8> {
     let mut b = hex("0000 0000 0000000000000009 0001");
     b.extend(topics.to_be_bytes());

@@ -396,7 +396,7 @@ fn whole_frames_every_version() {
     assert_eq!(n, 60);
 }
 
-/// Hand-computed bytes for a classic and a flexible version (KAFKA-RULES §2-3), so the
+/// Hand-computed bytes for a classic and a flexible version (ARCHITECTURE.md, *Primitives* and *Tagged fields*), so the
 /// round trips above are not only self-consistent.
 #[test]
 fn classic_and_compact_vectors() {

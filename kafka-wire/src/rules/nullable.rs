@@ -9,7 +9,7 @@ use crate::field::Cx;
 use crate::Reader;
 
 /// Writes a nullable struct's marker: int8 -1/1 in a regular field, a 0/1 byte in a tagged
-/// payload (KAFKA-RULES rules 12 and 14).
+/// payload (Java's `MessageDataGenerator`).
 #[inline]
 pub fn put_struct_marker<B: BufMut + ?Sized>(buf: &mut B, present: bool, cx: Cx) {
     match (present, cx.tagged) {

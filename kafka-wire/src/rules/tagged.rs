@@ -53,7 +53,7 @@ pub fn tagged_entry_size(tag: u32, size: usize) -> usize {
 }
 
 /// Checks the unknown tagged fields can be written: strictly ascending, none reusing a
-/// declared tag, and none at all at a non-flexible version (KAFKA-RULES rules 16 and 18).
+/// declared tag, and none at all at a non-flexible version (Java throws `UnsupportedVersionException` for the latter).
 #[inline]
 pub fn check_unknown_tagged(
     unknown: &UnknownTaggedFields,

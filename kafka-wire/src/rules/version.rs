@@ -45,12 +45,13 @@ pub fn absent_field(field: &'static str, version: Version) -> EncodeError {
 }
 
 /// Fails the build when a nested struct's flexible versions differ from its parent's: Kafka
-/// gives every struct of a message the message's flexible versions (KAFKA-RULES rule 13), so
-/// a mismatch would put tagged sections where Kafka has none.
+/// gives every struct of a message the message's flexible versions (Java's
+/// `MessageDataGenerator` writes each struct's tagged section in the message's flexible
+/// versions), so a mismatch would put tagged sections where Kafka has none.
 pub const fn check_nested_flexible(nested: Option<VersionRange>, parent: VersionRange) {
     if let Some(n) = nested {
         if !n.same_as(parent) {
-            panic!("a nested struct's `flexible` versions must equal those of the struct that contains it (KAFKA-RULES rule 13)");
+            panic!("a nested struct's `flexible` versions must equal those of the struct that contains it: Kafka gives every struct the message's flexible versions");
         }
     }
 }
