@@ -13,7 +13,7 @@ use libfuzzer_sys::fuzz_target;
 fn field<T: Field>(buf: &Bytes, cx: Cx) {
     let mut r = Reader::new(buf);
     let (res, allocated) = measure(|| T::read(&mut r, cx));
-    check_alloc(buf.len(), allocated);
+    check_alloc(T::alloc_ratio(cx), buf.len(), allocated);
     match res {
         Err(e) => check_error(&e, buf.len()),
         Ok(v) => {

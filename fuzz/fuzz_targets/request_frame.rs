@@ -4,14 +4,14 @@
 #![no_main]
 
 use bytes::Bytes;
-use kafka_wire_fuzz::{check_alloc, check_error, measure};
+use kafka_wire_fuzz::{check_alloc, check_error, measure, request_frame_k};
 use kafka_wire_messages::RequestFrame;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let buf = Bytes::copy_from_slice(data);
     let (res, allocated) = measure(|| RequestFrame::decode(&buf));
-    check_alloc(data.len(), allocated);
+    check_alloc(request_frame_k(data), data.len(), allocated);
     let frame = match res {
         Ok(f) => f,
         Err(e) => return check_error(&e, data.len()),

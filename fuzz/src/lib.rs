@@ -1,8 +1,9 @@
 //! What every fuzz target checks, whatever the bytes:
 //!
 //! - decoding returns `Ok` or an error, never panics (a panic is libFuzzer's crash);
-//! - the bytes allocated while decoding stay below [`ALLOC_FACTOR`] times the input plus
-//!   [`ALLOC_SLACK`] (a counting global allocator measures each decode);
+//! - the bytes allocated while decoding stay within `k·n + c`: `k` the message's allocation
+//!   ratio at its version (`Field::alloc_ratio`), `n` the input length, `c` [`ALLOC_SLACK`]
+//!   (a counting global allocator measures each decode);
 //! - an error's offset lies inside the input and its `Display` works;
 //! - whatever decodes re-encodes to the same bytes, `encoded_size` agrees, and the re-encoded
 //!   bytes decode back to an equal value.
@@ -12,7 +13,8 @@ use std::fmt::Debug;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use bytes::Bytes;
-use kafka_wire::{DecodeError, KafkaMessage, Version};
+use kafka_wire::{DecodeError, KafkaMessage, RequestHeader, ResponseHeader, Version};
+use kafka_wire_messages::{ApiKey, RequestBody, ResponseBody};
 
 /// Counts the bytes asked of the system allocator (allocations and the new size of
 /// reallocations); frees are not subtracted, so this is the total allocated.
@@ -46,10 +48,8 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-/// Bytes a decode may allocate per input byte. Decoded structs are bigger than their wire
-/// form (a 3-byte TxnOffsetCommit topic is a 96-byte struct) and vectors grow by doubling.
-pub const ALLOC_FACTOR: usize = 64;
-/// Fixed allowance per decode (an error's box and path, a first small vector).
+/// `c` of the bound: an error's box and path, and the trailing bytes of the elements being
+/// read that an array's claim counts twice.
 pub const ALLOC_SLACK: usize = 4096;
 
 /// Runs `f` and returns its result with the bytes allocated while it ran.
@@ -59,12 +59,44 @@ pub fn measure<T>(f: impl FnOnce() -> T) -> (T, usize) {
     (out, ALLOCATED.load(Ordering::Relaxed) - before)
 }
 
-/// Fails unless `allocated` bytes are within the bound for an input of `len` bytes.
-pub fn check_alloc(len: usize, allocated: usize) {
+/// Fails unless `allocated` bytes are within `k·len + c` for an input of `len` bytes.
+pub fn check_alloc(k: usize, len: usize, allocated: usize) {
     assert!(
-        allocated <= ALLOC_FACTOR * len + ALLOC_SLACK,
-        "decoding {len} bytes allocated {allocated} bytes"
+        allocated <= k * len + ALLOC_SLACK,
+        "decoding {len} bytes allocated {allocated} bytes (k = {k})"
     );
+}
+
+/// `k` of `M` at `version`.
+pub fn ratio<M: KafkaMessage>(version: Version) -> usize {
+    M::alloc_ratio(kafka_wire::Cx::new(version))
+}
+
+/// `k` of a request frame of `api` at `version`: the body's or the header's.
+pub fn request_k(api: ApiKey, version: Version) -> usize {
+    let hv = api.request_header_version(version);
+    RequestBody::alloc_ratio(api, version).max(ratio::<RequestHeader>(hv))
+}
+
+/// `k` of a response frame of `api` at `version`.
+pub fn response_k(api: ApiKey, version: Version) -> usize {
+    let hv = api.response_header_version(version);
+    ResponseBody::alloc_ratio(api, version).max(ratio::<ResponseHeader>(hv))
+}
+
+/// `k` of a whole request frame as `RequestFrame::decode` reads it: from the API key and
+/// version it peeks (the header's alone when they are not declared).
+pub fn request_frame_k(frame: &[u8]) -> usize {
+    let header_only = ratio::<RequestHeader>(2);
+    let (Some(k), Some(v)) = (frame.get(4..6), frame.get(6..8)) else {
+        return header_only;
+    };
+    let key = i16::from_be_bytes([k[0], k[1]]);
+    let v = i16::from_be_bytes([v[0], v[1]]);
+    match ApiKey::from_i16(key) {
+        Some(api) if api.request_versions().contains(v) => request_k(api, v),
+        _ => header_only,
+    }
 }
 
 /// Checks an error: offset inside the input, `Display` and `Debug` work.
@@ -89,7 +121,7 @@ pub fn split_version(data: &[u8]) -> Option<(Version, &[u8])> {
 pub fn check_message<M: KafkaMessage + PartialEq + Debug>(version: Version, body: &[u8]) {
     let buf = Bytes::copy_from_slice(body);
     let (res, allocated) = measure(|| M::decode_exact(&buf, version));
-    check_alloc(body.len(), allocated);
+    check_alloc(ratio::<M>(version), body.len(), allocated);
     let m = match res {
         Ok(m) => m,
         Err(e) => return check_error(&e, body.len()),

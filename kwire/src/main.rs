@@ -187,27 +187,146 @@ impl From<JsonError> for Failure {
     }
 }
 
+/// The status a shell reports for a process killed by SIGPIPE (128 + 13): what `kwire apis |
+/// head -1` ends with once `head` has gone, as the standard tools do.
+const BROKEN_PIPE_STATUS: i32 = 141;
+
+/// Writes `text` to stdout. A closed stdout (its reader went away) ends the program quietly
+/// with [`BROKEN_PIPE_STATUS`]; any other write error ends it with status 1. `print!` would
+/// panic instead.
+fn write_out(text: &str) {
+    let mut out = io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        write_failed(&e);
+    }
+}
+
+/// Ends the program after a failed write to stdout (see [`write_out`]).
+fn write_failed(e: &io::Error) -> ! {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        std::process::exit(BROKEN_PIPE_STATUS);
+    }
+    warn(&format!("kwire: error: cannot write to stdout: {e}"));
+    std::process::exit(1);
+}
+
+/// A line to stderr; a closed stderr is ignored (`eprintln!` would panic).
+fn warn(line: &str) {
+    let _ = writeln!(io::stderr(), "{line}");
+}
+
+/// `print!` through [`write_out`].
+macro_rules! out {
+    ($($t:tt)*) => { write_out(&format!($($t)*)) };
+}
+
+/// `println!` through [`write_out`].
+macro_rules! outln {
+    ($($t:tt)*) => { write_out(&format!("{}\n", format_args!($($t)*))) };
+}
+
+/// Parses one line of JSON; an object with the same key twice is an error naming the key's
+/// path (serde_json would keep the last one silently).
+fn parse_json(text: &str) -> Result<Json, Failure> {
+    use serde::de::DeserializeSeed;
+    let mut de = serde_json::Deserializer::from_str(text);
+    let j = Unique { path: "$" }
+        .deserialize(&mut de)
+        .and_then(|j| de.end().map(|()| j))
+        .map_err(|e| Failure::msg(format!("invalid JSON: {e}")))?;
+    Ok(j)
+}
+
+/// Reads a JSON value rejecting duplicate object keys; `path` is where the value sits
+/// (`$.header.clientId`, `$.body.topics[0]`), for the error.
+struct Unique<'p> {
+    path: &'p str,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Unique<'_> {
+    type Value = Json;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Json, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Unique<'_> {
+    type Value = Json;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Json, E> {
+        Ok(Json::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Json, E> {
+        Ok(Json::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Json, E> {
+        Ok(Json::from(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Json, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Json::Null, Json::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Json, E> {
+        Ok(Json::String(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Json, E> {
+        Ok(Json::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Json, E> {
+        Ok(Json::Null)
+    }
+    fn visit_none<E>(self) -> Result<Json, E> {
+        Ok(Json::Null)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
+        let mut out = Vec::new();
+        loop {
+            let path = format!("{}[{}]", self.path, out.len());
+            match seq.next_element_seed(Unique { path: &path })? {
+                Some(v) => out.push(v),
+                None => return Ok(Json::Array(out)),
+            }
+        }
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
+        let mut out = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let path = format!("{}.{key}", self.path);
+            if out.contains_key(&key) {
+                return Err(serde::de::Error::custom(format!(
+                    "duplicate key `{key}` at {path}"
+                )));
+            }
+            let v = map.next_value_seed(Unique { path: &path })?;
+            out.insert(key, v);
+        }
+        Ok(Json::Object(out))
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let res = match cli.cmd {
         Cmd::Apis => {
-            print!("{}", apis_table());
+            out!("{}", apis_table());
             Ok(())
         }
         Cmd::Example { key, version, kind } => {
-            example(key, version, kind.into()).map(|hex| println!("{hex}"))
+            example(key, version, kind.into()).map(|hex| outln!("{hex}"))
         }
         Cmd::Dump { target, hex } => return dump(target, &hex),
         Cmd::Decode { target, hex, .. } if hex == "-" => return batch(decode_line, target),
-        Cmd::Decode { target, hex, .. } => decode_one(&hex, target, None).map(|j| println!("{j}")),
+        Cmd::Decode { target, hex, .. } => decode_one(&hex, target, None).map(|j| outln!("{j}")),
         Cmd::Encode { json } if json == "-" => return batch(|l, _| encode_line(l), Target::none()),
-        Cmd::Encode { json } => encode_line(&json).map(|h| println!("{h}")),
+        Cmd::Encode { json } => encode_line(&json).map(|h| outln!("{h}")),
         Cmd::Proxy(args) => proxy(args),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
-            eprintln!("kwire: error: {}", f.line());
+            warn(&format!("kwire: error: {}", f.line()));
             ExitCode::FAILURE
         }
     }
@@ -457,8 +576,7 @@ fn encode_line(text: &str) -> Result<String, Failure> {
     if text.trim().is_empty() {
         return Err(Failure::msg("empty line"));
     }
-    let j: Json =
-        serde_json::from_str(text).map_err(|e| Failure::msg(format!("invalid JSON: {e}")))?;
+    let j = parse_json(text)?;
     let frame = frame_from_json(&j, |key, kind| {
         ApiKey::from_i16(key).map(|k| body_meta(k, kind))
     })?;
@@ -480,7 +598,7 @@ fn batch(f: impl Fn(&str, Target) -> Result<String, Failure>, target: Target) ->
         let line = match line {
             Ok(l) => l,
             Err(e) => {
-                eprintln!("kwire: error: cannot read stdin: {e}");
+                warn(&format!("kwire: error: cannot read stdin: {e}"));
                 return ExitCode::FAILURE;
             }
         };
@@ -494,8 +612,8 @@ fn batch(f: impl Fn(&str, Target) -> Result<String, Failure>, target: Target) ->
                 e.to_json().to_string()
             }
         };
-        if writeln!(out, "{printed}").is_err() {
-            return ExitCode::FAILURE;
+        if let Err(e) = writeln!(out, "{printed}") {
+            write_failed(&e);
         }
     }
     if ok {
@@ -512,7 +630,7 @@ fn dump(target: Target, hex: &str) -> ExitCode {
         match read_stdin() {
             Ok(t) => t,
             Err(f) => {
-                eprintln!("kwire: error: {}", f.line());
+                warn(&format!("kwire: error: {}", f.line()));
                 return ExitCode::FAILURE;
             }
         }
@@ -522,7 +640,7 @@ fn dump(target: Target, hex: &str) -> ExitCode {
     let bytes = match hex_decode(&text) {
         Ok(b) => b,
         Err(f) => {
-            eprintln!("kwire: error: {}", f.line());
+            warn(&format!("kwire: error: {}", f.line()));
             return ExitCode::FAILURE;
         }
     };
@@ -540,12 +658,11 @@ fn dump(target: Target, hex: &str) -> ExitCode {
     let color =
         io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let out = render(&roots, color);
-    let mut stdout = io::stdout().lock();
-    let _ = stdout.write_all(out.as_bytes());
+    write_out(&out);
     match res {
         Ok(_) => ExitCode::SUCCESS,
         Err(f) => {
-            eprintln!("kwire: error: {}", f.line());
+            warn(&format!("kwire: error: {}", f.line()));
             ExitCode::FAILURE
         }
     }
@@ -701,7 +818,7 @@ fn proxy(args: ProxyArgs) -> Result<(), Failure> {
         let proxy = Proxy::start(cfg, Box::new(io::stdout()))
             .await
             .map_err(|e| Failure::msg(format!("cannot listen on {}: {e}", args.listen)))?;
-        eprintln!("kwire: proxy listening on {}", proxy.local_addr());
+        warn(&format!("kwire: proxy listening on {}", proxy.local_addr()));
         let duration = args.duration.map(std::time::Duration::from_secs_f64);
         tokio::select! {
             _ = tokio::signal::ctrl_c() => {}
@@ -716,9 +833,9 @@ fn proxy(args: ProxyArgs) -> Result<(), Failure> {
         Ok::<_, Failure>(proxy.stop())
     })?;
     runtime.shutdown_background();
-    print!("{}", summary.table());
+    out!("{}", summary.table());
     for m in &summary.mismatches {
-        println!(
+        outln!(
             "re-encoding differs: api {} v{} {:?}\n  original {}\n  ours     {}",
             m.api_key,
             m.version,
@@ -728,7 +845,7 @@ fn proxy(args: ProxyArgs) -> Result<(), Failure> {
         );
     }
     for e in &summary.errors {
-        println!(
+        outln!(
             "error: api {} v{} {:?}: {}\n  frame {}",
             e.api_key,
             e.version,
@@ -738,7 +855,7 @@ fn proxy(args: ProxyArgs) -> Result<(), Failure> {
         );
     }
     for e in &summary.connection_errors {
-        println!("connection: {e}");
+        outln!("connection: {e}");
     }
     Ok(())
 }
