@@ -1,7 +1,8 @@
 //! One record-batch operation in a loop, for instruction counts under callgrind:
 //! `valgrind --tool=callgrind target/release/examples/records_profile large none read ours 10`
 //! (workload large|tiny; codec none|gzip|snappy|lz4|zstd; op read|build|crc; lib ours|theirs).
-//! Subtract a run with count 0 to remove the setup.
+//! Subtract a run with count 0 to remove the setup. `records_profile time` instead prints
+//! the median wall-clock time per operation of every pair, for a quick look on a busy box.
 
 use std::hint::black_box;
 
@@ -9,8 +10,64 @@ use bytes::BytesMut;
 use kafka_wire::records::{crc32c, Compression};
 use kafka_wire_bench::records::*;
 
+/// Median of `rounds` timings of `iters` calls of `f`, in microseconds per call.
+fn median_us(rounds: usize, iters: usize, mut f: impl FnMut()) -> f64 {
+    let mut t: Vec<f64> = (0..rounds)
+        .map(|_| {
+            let s = std::time::Instant::now();
+            for _ in 0..iters {
+                f();
+            }
+            s.elapsed().as_secs_f64() * 1e6 / iters as f64
+        })
+        .collect();
+    t.sort_by(f64::total_cmp);
+    t[rounds / 2]
+}
+
+fn time_all() {
+    for w in [large_records(), tiny_records()] {
+        for codec in [
+            Compression::None,
+            Compression::Gzip,
+            Compression::Snappy,
+            Compression::Lz4,
+            Compression::Zstd,
+        ] {
+            let (ours, theirs) = check_records(&w, codec);
+            let r_o = median_us(15, 10, || {
+                black_box(read_ours(black_box(&ours)));
+            });
+            let r_t = median_us(15, 10, || {
+                black_box(read_theirs(black_box(&theirs)));
+            });
+            let mut v = Vec::new();
+            let b_o = median_us(15, 10, || build_ours(black_box(&w), codec, &mut v));
+            let mut m = BytesMut::new();
+            let b_t = median_us(15, 10, || build_theirs(black_box(&w), codec, &mut m));
+            println!(
+                "{} {codec}: read {r_o:.1} us vs {r_t:.1} us ({:.2}x), build {b_o:.1} us vs {b_t:.1} us ({:.2}x)",
+                w.name,
+                r_t / r_o,
+                b_t / b_o
+            );
+        }
+    }
+    let data = vec![0x5au8; 1 << 20];
+    let us = median_us(15, 50, || {
+        black_box(crc32c(black_box(&data)));
+    });
+    println!(
+        "crc32c 1 MiB: {us:.1} us = {:.2} GB/s",
+        (1u64 << 20) as f64 / us / 1e3
+    );
+}
+
 fn main() {
     let a: Vec<String> = std::env::args().skip(1).collect();
+    if a.first().map(String::as_str) == Some("time") {
+        return time_all();
+    }
     let [w, codec, op, lib, n] = &a[..] else {
         eprintln!("usage: records_profile large|tiny CODEC read|build|crc ours|theirs N");
         std::process::exit(2);
