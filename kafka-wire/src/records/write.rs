@@ -480,54 +480,6 @@ fn put_bytes(out: &mut Vec<u8>, b: Option<&[u8]>) {
     }
 }
 
-/// A small stack buffer for the varint-coded fields around a record's key and value, so
-/// each group lands in the output with one copy instead of a push per byte.
-struct Small {
-    buf: [u8; 32],
-    len: usize,
-}
-
-impl Small {
-    #[inline(always)]
-    fn new() -> Self {
-        Small {
-            buf: [0; 32],
-            len: 0,
-        }
-    }
-
-    #[inline(always)]
-    fn byte(&mut self, b: u8) {
-        if let Some(slot) = self.buf.get_mut(self.len) {
-            *slot = b;
-            self.len += 1;
-        }
-    }
-
-    #[inline(always)]
-    fn uvarint(&mut self, mut v: u64) {
-        while v >= 0x80 {
-            self.byte((v as u8) | 0x80);
-            v >>= 7;
-        }
-        self.byte(v as u8);
-    }
-
-    #[inline(always)]
-    fn len_of(&mut self, b: Option<&[u8]>) {
-        match b {
-            None => self.byte(1),
-            Some(b) => self.uvarint(zigzag32(b.len() as i32).into()),
-        }
-    }
-
-    #[inline(always)]
-    fn flush(&mut self, out: &mut Vec<u8>) {
-        out.extend_from_slice(self.buf.get(..self.len).unwrap_or_default());
-        self.len = 0;
-    }
-}
-
 /// One record in Kafka's layout (`DefaultRecord.writeTo`).
 #[inline]
 fn write_record(
@@ -551,20 +503,13 @@ fn write_record(
         body += bytes_len(Some(h.key)) + bytes_len(h.value);
     }
     out.reserve(body + 5);
-    // At most 5 + 1 + 10 + 5 + 5 = 26 bytes before the key.
-    let mut s = Small::new();
-    s.uvarint(zigzag32(body as i32).into());
-    s.byte(attributes as u8);
-    s.uvarint(ts);
-    s.uvarint(od.into());
-    s.len_of(key);
-    s.flush(out);
-    out.extend_from_slice(key.unwrap_or_default());
-    s.len_of(value);
-    s.flush(out);
-    out.extend_from_slice(value.unwrap_or_default());
-    s.uvarint(zigzag32(headers.len() as i32).into());
-    s.flush(out);
+    put_uvarint(out, zigzag32(body as i32).into());
+    out.push(attributes as u8);
+    put_uvarint(out, ts);
+    put_uvarint(out, od.into());
+    put_bytes(out, key);
+    put_bytes(out, value);
+    put_uvarint(out, zigzag32(headers.len() as i32).into());
     for h in headers {
         put_bytes(out, Some(h.key));
         put_bytes(out, h.value);
