@@ -50,18 +50,18 @@ impl St {
         }
     }
 
-    /// The context for writing: fails unless the version is one of the struct's.
+    /// Fails unless the version is one of the struct's, for writing. (A separate call, not
+    /// a `Result<St, _>` from the constructor: returning the context through a large
+    /// `Result` cost instructions on every struct written.)
     #[inline(always)]
-    pub fn enc(meta: &'static StructMeta, cx: Cx) -> Result<Self, EncodeError> {
-        check_write_version(meta.name, meta.versions, cx.version)?;
-        Ok(Self::new(meta, cx))
+    pub fn enc(self) -> EncRes {
+        check_write_version(self.meta.name, self.meta.versions, self.cx.version)
     }
 
-    /// The context for reading: fails unless the version is one of the struct's.
+    /// Fails unless the version is one of the struct's, for reading.
     #[inline(always)]
-    pub fn dec(meta: &'static StructMeta, cx: Cx, r: &Reader<'_>) -> Result<Self, DecodeError> {
-        check_read_version(meta.name, meta.versions, cx.version, r)?;
-        Ok(Self::new(meta, cx))
+    pub fn dec(self, r: &Reader<'_>) -> DecRes<()> {
+        check_read_version(self.meta.name, self.meta.versions, self.cx.version, r)
     }
 
     /// The version.
@@ -106,10 +106,10 @@ impl St {
         self.meta.fields.get(i).map_or("?", |f| f.rust_name)
     }
 
-    /// Writes a run of adjacent fixed-width fields with one `put_slice`.
+    /// Writes a run of adjacent fixed-width fields, `N` bytes in all, with one `put_slice`.
     #[inline(always)]
-    pub fn put_run<T: FixedRun, B: BufMut + ?Sized>(self, v: T, b: &mut B) {
-        v.put(b)
+    pub fn put_run<const N: usize, T: FixedRun, B: BufMut + ?Sized>(self, v: T, b: &mut B) {
+        v.put::<N, B>(b)
     }
 
     /// Reads a run of adjacent fixed-width fields, the first being field `i`, with one bounds
@@ -450,8 +450,8 @@ pub trait FixedRun: Sized {
     const WIDTH: usize;
     /// Each field's width.
     const WIDTHS: &'static [usize];
-    /// Writes the run.
-    fn put<Buf: BufMut + ?Sized>(self, b: &mut Buf);
+    /// Writes the run, `N` (its width) bytes.
+    fn put<const N: usize, Buf: BufMut + ?Sized>(self, b: &mut Buf);
     /// Reads the run from exactly `WIDTH` bytes.
     fn take(b: &[u8]) -> Self;
 }
@@ -462,8 +462,8 @@ macro_rules! run {
             const WIDTH: usize = 0 $(+ $t::N)*;
             const WIDTHS: &'static [usize] = &[$($t::N),*];
             #[inline(always)]
-            fn put<Buf: BufMut + ?Sized>(self, b: &mut Buf) {
-                let mut out = [0u8; MAX_RUN];
+            fn put<const N: usize, Buf: BufMut + ?Sized>(self, b: &mut Buf) {
+                let mut out = [0u8; N];
                 let mut at = 0;
                 $(
                     if let Some(o) = out.get_mut(at..at + $t::N) { self.$i.put(o); }
