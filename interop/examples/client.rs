@@ -97,14 +97,17 @@ async fn main() -> Result<(), Error> {
     Ok(())
 }
 
-/// Prints the version negotiated for each declared API.
+/// Prints the version negotiated for each declared API both sides support.
 fn report(broker: &ApiVersionsResponse) {
-    println!("broker lists {} APIs", broker.api_keys.len());
     let negotiated = ApiKey::negotiate(broker, false);
-    for api in ApiKey::ALL {
-        match negotiated.version(api.key()) {
-            Some(v) => println!("use {} v{v}", api.name()),
-            None => println!("cannot use {}", api.name()),
-        }
+    println!(
+        "broker lists {} APIs; {} of the {} declared here are usable",
+        broker.api_keys.len(),
+        negotiated.len(),
+        ApiKey::ALL.len()
+    );
+    for (key, version) in negotiated.iter() {
+        let name = ApiKey::from_i16(key).map_or("?", ApiKey::name);
+        println!("use {name} v{version}");
     }
 }
