@@ -134,13 +134,6 @@ impl FromMeta for Range {
     }
 }
 
-impl quote::ToTokens for Range {
-    fn to_tokens(&self, tokens: &mut proc_macro2::TokenStream) {
-        let (min, max) = (self.min, self.max);
-        tokens.extend(quote::quote!(__kw::VersionRange::new(#min, #max)));
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
