@@ -64,6 +64,12 @@ impl FrameCodec {
         FrameCodec { max_frame_size }
     }
 
+    /// A codec accepting frames up to the frame size limit of `limits` (the codec splits
+    /// frames; the other limits apply where the frames are decoded).
+    pub const fn with_limits(limits: &crate::DecodeLimits) -> Self {
+        Self::with_max_frame_size(limits.frame_size())
+    }
+
     /// The largest size prefix accepted.
     pub const fn max_frame_size(&self) -> usize {
         self.max_frame_size

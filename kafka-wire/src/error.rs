@@ -83,6 +83,16 @@ pub enum DecodeErrorKind {
         /// Bytes left in the input.
         remaining: usize,
     },
+    /// A value above one of the configured [`DecodeLimits`](crate::DecodeLimits).
+    #[error("{value} exceeds the limit {limit} = {max}")]
+    LimitExceeded {
+        /// Which limit.
+        limit: crate::Limit,
+        /// The declared length or count (or the running total).
+        value: u64,
+        /// The limit's value.
+        max: u64,
+    },
     /// A string longer than Kafka's 32767-byte limit.
     #[error("string length {0} exceeds Kafka's limit of 32767 bytes")]
     StringTooLong(u64),

@@ -9,7 +9,7 @@ use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::meta::KafkaType;
 use crate::primitives::{put_uvarint, uvarint_size};
 use crate::types::{Records, Str, Uuid};
-use crate::{Reader, Version, VersionRange};
+use crate::{Limit, Reader, Version, VersionRange};
 
 /// The context one value is written or read in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -400,6 +400,9 @@ fn read_prefix(r: &mut Reader<'_>, p: Prefix, compact: bool) -> Result<Option<us
             start,
         ));
     }
+    if matches!(p, Prefix::I16) {
+        r.check_limit(Limit::StringLen, len as usize, r.limits.string_len(), start)?;
+    }
     if len as u64 > r.remaining() as u64 {
         return Err(DecodeError::new(
             DecodeErrorKind::LengthExceedsInput {
@@ -464,6 +467,9 @@ fn read_str(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Str>, DecodeError> {
 /// `is_ascii` checks in a few instructions where `from_utf8` takes a call and its setup.
 #[inline(always)]
 fn checked_str(r: &Reader<'_>, s: &[u8], rest: &[u8]) -> Option<Str> {
+    if s.len() > r.limits.string_len() {
+        return None;
+    }
     if s.is_empty() {
         return Some(Str::new());
     }
@@ -626,9 +632,13 @@ impl NullableField for Bytes {
     }
     #[inline]
     fn read_nullable(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Self>, DecodeError> {
+        let at = r.position();
         match read_prefix(r, Prefix::I32, cx.compact)? {
             None => Ok(None),
-            Some(n) => r.read_bytes(n).map(Some),
+            Some(n) => {
+                r.check_limit(Limit::BytesLen, n, r.limits.bytes_len(), at)?;
+                r.read_bytes(n).map(Some)
+            }
         }
     }
     #[inline(always)]
@@ -776,9 +786,11 @@ impl<T: Field> NullableField for Vec<T> {
 
     #[inline]
     fn read_nullable(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Self>, DecodeError> {
+        let at = r.position();
         let Some(n) = read_prefix(r, Prefix::I32, cx.compact)? else {
             return Ok(None);
         };
+        r.check_limit(Limit::ArrayLen, n, r.limits.array_len(), at)?;
         let ecx = cx.element();
         let min = T::min_size(ecx);
         if min == 0 {

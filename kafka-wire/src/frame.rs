@@ -281,6 +281,14 @@ pub fn read_frame<R: io::Read + ?Sized>(r: &mut R, max_size: usize) -> io::Resul
     Ok(Bytes::from(chunks.concat()))
 }
 
+/// [`read_frame`] with the frame size limit of `limits`.
+pub fn read_frame_with_limits<R: io::Read + ?Sized>(
+    r: &mut R,
+    limits: &crate::DecodeLimits,
+) -> io::Result<Bytes> {
+    read_frame(r, limits.frame_size())
+}
+
 /// Writes a request frame to a blocking writer.
 pub fn write_request<M: ApiMessage, W: io::Write + ?Sized>(
     w: &mut W,

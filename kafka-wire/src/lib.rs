@@ -55,6 +55,7 @@ pub mod frame;
 mod header;
 #[cfg(feature = "json")]
 pub mod json;
+mod limits;
 mod message;
 mod meta;
 pub mod primitives;
@@ -77,6 +78,7 @@ pub use error::{
 };
 pub use field::{Cx, Field, NullableField, MAX_STRING_LEN};
 pub use header::{RequestHeader, ResponseHeader};
+pub use limits::{DecodeLimits, Limit};
 pub use message::{
     check_room, request_header_version, response_header_version, ApiMessage, KafkaMessage, Rewind,
     API_VERSIONS_KEY,

@@ -4,6 +4,20 @@
 use bytes::Bytes;
 
 use crate::error::{DecodeError, DecodeErrorKind};
+use crate::limits::DecodeLimits;
+
+/// The error for a value above a configured limit.
+#[cold]
+pub(crate) fn limit_error(limit: crate::Limit, value: usize, max: usize, at: usize) -> DecodeError {
+    DecodeError::new(
+        DecodeErrorKind::LimitExceeded {
+            limit,
+            value: value as u64,
+            max: max as u64,
+        },
+        at,
+    )
+}
 
 /// A cursor over a [`Bytes`] buffer. Offsets in errors count from the start of that buffer.
 #[derive(Debug, Clone)]
@@ -22,6 +36,8 @@ pub struct Reader<'a> {
     /// (for the error a plain reading finds) but not kept. A value read with drops is not
     /// the one on the wire, so checks of it (a tagged field at its default) are skipped.
     pub(crate) drops: usize,
+    /// The configured limits (see [`DecodeLimits`]).
+    pub(crate) limits: &'a DecodeLimits,
 }
 
 impl<'a> Reader<'a> {
@@ -32,6 +48,7 @@ impl<'a> Reader<'a> {
             rest: buf.as_ref(),
             claimed: 0,
             drops: 0,
+            limits: &DecodeLimits::DEFAULT,
         }
     }
 
@@ -43,7 +60,41 @@ impl<'a> Reader<'a> {
             rest: data.get(pos..).unwrap_or_default(),
             claimed: 0,
             drops: 0,
+            limits: &DecodeLimits::DEFAULT,
         }
+    }
+
+    /// A reader at the start of `buf` that enforces `limits`.
+    pub fn with_limits(buf: &'a Bytes, limits: &'a DecodeLimits) -> Self {
+        Reader {
+            limits,
+            ..Reader::new(buf)
+        }
+    }
+
+    /// The same reader, enforcing `limits` from here on.
+    pub fn limited(self, limits: &'a DecodeLimits) -> Self {
+        Reader { limits, ..self }
+    }
+
+    /// The limits this reader enforces.
+    pub fn limits(&self) -> &'a DecodeLimits {
+        self.limits
+    }
+
+    /// Fails with `LimitExceeded` at byte `at` if `value` is above `max`.
+    #[inline(always)]
+    pub(crate) fn check_limit(
+        &self,
+        limit: crate::Limit,
+        value: usize,
+        max: usize,
+        at: usize,
+    ) -> Result<(), DecodeError> {
+        if value > max {
+            return Err(limit_error(limit, value, max, at));
+        }
+        Ok(())
     }
 
     /// The current byte offset from the start of the buffer.

@@ -275,6 +275,8 @@ fn read_entries<E: Entries>(
     cap: usize,
 ) -> Result<(), DecodeError> {
     let mut prev: Option<u32> = None;
+    // The unknown fields so far and their payload bytes, against the configured limits.
+    let (mut unknown_fields, mut unknown_bytes) = (0usize, 0usize);
     let mut claimed = r
         .claimed
         .saturating_add(count.saturating_mul(TAGGED_ENTRY_MIN_SIZE));
@@ -332,6 +334,21 @@ fn read_entries<E: Entries>(
                 .in_field(field));
             }
         } else {
+            unknown_fields += 1;
+            unknown_bytes = unknown_bytes.saturating_add(size);
+            let limits = r.limits();
+            r.check_limit(
+                crate::Limit::UnknownTaggedFields,
+                unknown_fields,
+                limits.unknown_tagged_fields(),
+                tag_at,
+            )?;
+            r.check_limit(
+                crate::Limit::UnknownTaggedBytes,
+                unknown_bytes,
+                limits.unknown_tagged_bytes(),
+                tag_at,
+            )?;
             let data = r.read_bytes(size)?;
             e.unknown(tag, data, i < cap, cap.saturating_sub(i));
         }

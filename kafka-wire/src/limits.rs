@@ -1,0 +1,151 @@
+//! Configurable decode limits: how large a frame, a string, a bytes value, an array and a
+//! struct's unknown tagged fields may be before decoding stops with
+//! [`DecodeErrorKind::LimitExceeded`](crate::DecodeErrorKind::LimitExceeded), which names the
+//! limit, with the offset and field path of the value.
+//!
+//! The defaults are Kafka's own bounds: a 100 MiB frame (`socket.request.max.bytes`), 32767
+//! bytes of string, and no tighter bound than the input itself for the rest. A server that
+//! knows its traffic can be stricter:
+//!
+//! ```
+//! use kafka_wire::{DecodeLimits, Reader, Bytes, Field, Cx, DecodeErrorKind, Limit};
+//!
+//! let limits = DecodeLimits::new().max_array_len(2);
+//! let input = Bytes::from_static(&[0, 0, 0, 3, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3]);
+//! let mut r = Reader::with_limits(&input, &limits);
+//! let e = <Vec<i32> as Field>::read(&mut r, Cx::new(0)).unwrap_err();
+//! assert_eq!(e.kind(), &DecodeErrorKind::LimitExceeded { limit: Limit::ArrayLen, value: 3, max: 2 });
+//! assert_eq!(e.offset(), 0);
+//! ```
+
+use core::fmt;
+
+use crate::frame::DEFAULT_MAX_FRAME_SIZE;
+use crate::MAX_STRING_LEN;
+
+/// Which limit of [`DecodeLimits`] a value exceeded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Limit {
+    /// [`DecodeLimits::max_frame_size`].
+    FrameSize,
+    /// [`DecodeLimits::max_string_len`].
+    StringLen,
+    /// [`DecodeLimits::max_bytes_len`].
+    BytesLen,
+    /// [`DecodeLimits::max_array_len`].
+    ArrayLen,
+    /// [`DecodeLimits::max_unknown_tagged_fields`].
+    UnknownTaggedFields,
+    /// [`DecodeLimits::max_unknown_tagged_bytes`].
+    UnknownTaggedBytes,
+}
+
+impl fmt::Display for Limit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Limit::FrameSize => "max_frame_size",
+            Limit::StringLen => "max_string_len",
+            Limit::BytesLen => "max_bytes_len",
+            Limit::ArrayLen => "max_array_len",
+            Limit::UnknownTaggedFields => "max_unknown_tagged_fields",
+            Limit::UnknownTaggedBytes => "max_unknown_tagged_bytes",
+        })
+    }
+}
+
+/// Limits on what a decode accepts, on top of what the input can hold. Build with
+/// [`DecodeLimits::new`] (the defaults) and the setters; give them to a [`Reader`](crate::Reader)
+/// ([`Reader::with_limits`](crate::Reader::with_limits)), to
+/// [`frame::read_frame_with_limits`](crate::frame::read_frame_with_limits) and to the tokio
+/// codec (`FrameCodec::with_limits`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DecodeLimits {
+    max_frame_size: usize,
+    max_string_len: usize,
+    max_bytes_len: usize,
+    max_array_len: usize,
+    max_unknown_tagged_fields: usize,
+    max_unknown_tagged_bytes: usize,
+}
+
+impl DecodeLimits {
+    /// The defaults: frames up to 100 MiB (Kafka's `socket.request.max.bytes`), strings up
+    /// to 32767 bytes (Kafka's int16 limit), and bytes values, arrays and unknown tagged
+    /// fields bounded only by the input.
+    pub const DEFAULT: DecodeLimits = DecodeLimits {
+        max_frame_size: DEFAULT_MAX_FRAME_SIZE,
+        max_string_len: MAX_STRING_LEN,
+        max_bytes_len: usize::MAX,
+        max_array_len: usize::MAX,
+        max_unknown_tagged_fields: usize::MAX,
+        max_unknown_tagged_bytes: usize::MAX,
+    };
+
+    /// The defaults ([`DecodeLimits::DEFAULT`]).
+    pub const fn new() -> Self {
+        Self::DEFAULT
+    }
+
+    /// The largest frame size prefix accepted (the bytes after the prefix).
+    pub const fn max_frame_size(mut self, n: usize) -> Self {
+        self.max_frame_size = n;
+        self
+    }
+    /// The longest string, in bytes (at most Kafka's 32767 in effect).
+    pub const fn max_string_len(mut self, n: usize) -> Self {
+        self.max_string_len = n;
+        self
+    }
+    /// The longest bytes (or records) value.
+    pub const fn max_bytes_len(mut self, n: usize) -> Self {
+        self.max_bytes_len = n;
+        self
+    }
+    /// The most elements of one array.
+    pub const fn max_array_len(mut self, n: usize) -> Self {
+        self.max_array_len = n;
+        self
+    }
+    /// The most unknown tagged fields in one struct's tagged section.
+    pub const fn max_unknown_tagged_fields(mut self, n: usize) -> Self {
+        self.max_unknown_tagged_fields = n;
+        self
+    }
+    /// The most payload bytes of unknown tagged fields in one struct's tagged section.
+    pub const fn max_unknown_tagged_bytes(mut self, n: usize) -> Self {
+        self.max_unknown_tagged_bytes = n;
+        self
+    }
+
+    /// The frame size limit.
+    pub const fn frame_size(&self) -> usize {
+        self.max_frame_size
+    }
+    /// The string length limit.
+    pub const fn string_len(&self) -> usize {
+        self.max_string_len
+    }
+    /// The bytes length limit.
+    pub const fn bytes_len(&self) -> usize {
+        self.max_bytes_len
+    }
+    /// The array length limit.
+    pub const fn array_len(&self) -> usize {
+        self.max_array_len
+    }
+    /// The limit on unknown tagged fields per struct.
+    pub const fn unknown_tagged_fields(&self) -> usize {
+        self.max_unknown_tagged_fields
+    }
+    /// The limit on unknown tagged payload bytes per struct.
+    pub const fn unknown_tagged_bytes(&self) -> usize {
+        self.max_unknown_tagged_bytes
+    }
+}
+
+impl Default for DecodeLimits {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
