@@ -48,6 +48,9 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
+/// Bytes per input byte for targets with no derived `k` (the records target, whose
+/// decompression has its own limit).
+pub const ALLOC_FACTOR: usize = 64;
 /// `c` of the bound: an error's box and path, and the trailing bytes of the elements being
 /// read that an array's claim counts twice.
 pub const ALLOC_SLACK: usize = 4096;
