@@ -605,12 +605,9 @@ fn check_field(
                 format!("a field with `nullable = \"{}\"` must be an `Option<…>` so that it can hold null", **n),
             ));
         }
-        if !n.is_subset_of(versions) {
-            acc.push(err(
-                n.span(),
-                format!("nullable versions \"{}\" are not a subset of the field's versions \"{versions}\"", **n),
-            ));
-        }
+        // Not checked against `versions`: Kafka's generator does not, and its own schemas
+        // declare nullable versions wider than the field's (CreateTopicsResponse,
+        // DescribeConfigsResponse); outside the field's versions they have no effect.
     } else if option {
         acc.push(err(
             ty_span,
