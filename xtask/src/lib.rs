@@ -1,0 +1,1058 @@
+//! The generator of `messages/src/generated/`: reads Kafka's JSON message schemas
+//! (`schemas/kafka/`) and writes one module per API (request and response together), one per
+//! non-API schema, the crate's re-exports and the list of APIs that drives the dispatch.
+//!
+//! Every key of the schema format is handled on purpose (see [`Field`] and [`Schema`]); a key
+//! this generator does not know is an error, so a new upstream key cannot slip through
+//! unnoticed.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use serde_json::{Map, Value};
+
+/// The command that regenerates the checked-in files.
+pub const REGENERATE: &str = "cargo run -p xtask -- codegen";
+
+/// Where the generated files go, relative to the workspace root.
+pub const OUT_DIR: &str = "messages/src/generated";
+
+/// Where the schemas are, relative to the workspace root.
+pub const SCHEMA_DIR: &str = "schemas/kafka";
+
+/// Whether the derive's metadata-only attributes (`entity_type`, `map_key`, `zero_copy`,
+/// `latest_version_unstable`) are written.
+const METADATA_ATTRS: bool = false;
+
+/// The modules of the four APIs the crate declared by hand before this generator: where one
+/// of their nested struct names is also used by other APIs, the crate root keeps exporting
+/// theirs, so existing code keeps compiling.
+const LEGACY_MODULES: &[&str] = &[
+    "add_partitions_to_txn",
+    "api_versions",
+    "initialize_share_group_state",
+    "txn_offset_commit",
+];
+
+/// A generator error: which file, and what.
+pub type Error = String;
+
+/// Removes `//` comments outside strings: Kafka's schemas use them, JSON does not allow them.
+pub fn strip_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let (mut in_str, mut escaped) = (false, false);
+        let mut cut = line.len();
+        let bytes = line.as_bytes();
+        for (i, &b) in bytes.iter().enumerate() {
+            if in_str {
+                match b {
+                    _ if escaped => escaped = false,
+                    b'\\' => escaped = true,
+                    b'"' => in_str = false,
+                    _ => {}
+                }
+            } else if b == b'"' {
+                in_str = true;
+            } else if b == b'/' && bytes.get(i + 1) == Some(&b'/') {
+                cut = i;
+                break;
+            }
+        }
+        out.push_str(&line[..cut]);
+        out.push('\n');
+    }
+    out
+}
+
+/// Kafka `PascalCase` (or `camelCase`) → Rust `snake_case`: `V3AndBelowTopics` →
+/// `v3_and_below_topics`, `KRaftVersion` → `k_raft_version`.
+pub fn snake_case(name: &str) -> String {
+    let cs: Vec<char> = name.chars().collect();
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, &c) in cs.iter().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            let prev = cs[i - 1];
+            let next_lower = cs.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
+            if prev.is_ascii_lowercase()
+                || prev.is_ascii_digit()
+                || (prev.is_ascii_uppercase() && next_lower)
+            {
+                out.push('_');
+            }
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
+}
+
+/// The derive's default Kafka name of a Rust field: `PascalCase` of the snake case name.
+fn pascal_case(s: &str) -> String {
+    let s = s.strip_prefix("r#").unwrap_or(s);
+    s.split('_')
+        .map(|p| {
+            let mut cs = p.chars();
+            cs.next()
+                .map(|c| c.to_uppercase().collect::<String>() + cs.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+const KEYWORDS: &[&str] = &[
+    "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum",
+    "extern", "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move",
+    "mut", "pub", "ref", "return", "static", "struct", "super", "trait", "true", "type",
+    "unsafe", "use", "where", "while", "abstract", "become", "box", "do", "final", "gen",
+    "macro", "override", "priv", "try", "typeof", "unsized", "virtual", "yield",
+];
+
+/// The Rust field name of a Kafka field: snake case, a raw identifier for a keyword (`Type` →
+/// `r#type`, whose Kafka name the derive still reads as `Type`).
+fn field_ident(kafka: &str) -> String {
+    let s = snake_case(kafka);
+    if KEYWORDS.contains(&s.as_str()) {
+        format!("r#{s}")
+    } else {
+        s
+    }
+}
+
+/// One parsed schema file.
+#[derive(Debug, Clone)]
+pub struct Schema {
+    /// The file name (`FetchRequest.json`).
+    pub file: String,
+    /// `name`.
+    pub name: String,
+    /// `type`: `request`, `response`, `header` or `data`.
+    pub kind: String,
+    /// `apiKey`.
+    pub api_key: Option<i16>,
+    /// `validVersions`.
+    pub valid_versions: String,
+    /// `flexibleVersions` (`"none"` when absent, as Kafka reads it).
+    pub flexible_versions: String,
+    /// `latestVersionUnstable`.
+    pub latest_version_unstable: bool,
+    /// `listeners` (requests only).
+    pub listeners: Vec<String>,
+    /// `fields`.
+    pub fields: Vec<Field>,
+    /// `commonStructs`: name, versions, fields.
+    pub common_structs: Vec<(String, String, Vec<Field>)>,
+}
+
+/// One field of a schema.
+#[derive(Debug, Clone)]
+pub struct Field {
+    /// `name`.
+    pub name: String,
+    /// `type`: a primitive, a struct name, or `[]` and either.
+    pub ty: String,
+    /// `versions` (Kafka: defaults to `taggedVersions`).
+    pub versions: Option<String>,
+    /// `nullableVersions`.
+    pub nullable_versions: Option<String>,
+    /// `tag`.
+    pub tag: Option<u32>,
+    /// `taggedVersions`.
+    pub tagged_versions: Option<String>,
+    /// `default`, as text (Kafka reads numbers and booleans as their text).
+    pub default: Option<String>,
+    /// `ignorable`.
+    pub ignorable: bool,
+    /// `flexibleVersions` on a field (string and bytes only).
+    pub flexible_versions: Option<String>,
+    /// `mapKey`.
+    pub map_key: bool,
+    /// `entityType`.
+    pub entity_type: Option<String>,
+    /// `zeroCopy`.
+    pub zero_copy: bool,
+    /// `about`.
+    pub about: String,
+    /// `fields` of an inline struct.
+    pub fields: Option<Vec<Field>>,
+}
+
+fn get_str(o: &Map<String, Value>, key: &str, file: &str) -> Result<Option<String>, Error> {
+    match o.get(key) {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(v) => Err(format!("{file}: {key} is not a string: {v}")),
+    }
+}
+
+fn get_bool(o: &Map<String, Value>, key: &str, file: &str) -> Result<bool, Error> {
+    match o.get(key) {
+        None => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(v) => Err(format!("{file}: {key} is not a boolean: {v}")),
+    }
+}
+
+fn check_keys(o: &Map<String, Value>, known: &[&str], file: &str, what: &str) -> Result<(), Error> {
+    for k in o.keys() {
+        if !known.contains(&k.as_str()) {
+            return Err(format!("{file}: {what}: unknown key {k:?}"));
+        }
+    }
+    Ok(())
+}
+
+fn parse_fields(v: &Value, file: &str) -> Result<Vec<Field>, Error> {
+    let arr = v
+        .as_array()
+        .ok_or_else(|| format!("{file}: fields is not an array"))?;
+    arr.iter().map(|f| parse_field(f, file)).collect()
+}
+
+fn parse_field(v: &Value, file: &str) -> Result<Field, Error> {
+    let o = v
+        .as_object()
+        .ok_or_else(|| format!("{file}: a field is not an object"))?;
+    let name = get_str(o, "name", file)?.ok_or_else(|| format!("{file}: field without name"))?;
+    let what = format!("field {name}");
+    check_keys(
+        o,
+        &[
+            "name",
+            "type",
+            "versions",
+            "nullableVersions",
+            "tag",
+            "taggedVersions",
+            "default",
+            "ignorable",
+            "flexibleVersions",
+            "mapKey",
+            "entityType",
+            "zeroCopy",
+            "about",
+            "fields",
+        ],
+        file,
+        &what,
+    )?;
+    let default = match o.get("default") {
+        None => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        Some(Value::Bool(b)) => Some(b.to_string()),
+        Some(d) => return Err(format!("{file}: {what}: default {d}")),
+    };
+    let tag = match o.get("tag") {
+        None => None,
+        Some(t) => Some(
+            t.as_u64()
+                .and_then(|t| u32::try_from(t).ok())
+                .ok_or_else(|| format!("{file}: {what}: tag {t}"))?,
+        ),
+    };
+    Ok(Field {
+        ty: get_str(o, "type", file)?.ok_or_else(|| format!("{file}: {what}: no type"))?,
+        versions: get_str(o, "versions", file)?,
+        nullable_versions: get_str(o, "nullableVersions", file)?,
+        tag,
+        tagged_versions: get_str(o, "taggedVersions", file)?,
+        default,
+        ignorable: get_bool(o, "ignorable", file)?,
+        flexible_versions: get_str(o, "flexibleVersions", file)?,
+        map_key: get_bool(o, "mapKey", file)?,
+        entity_type: get_str(o, "entityType", file)?,
+        zero_copy: get_bool(o, "zeroCopy", file)?,
+        about: get_str(o, "about", file)?.unwrap_or_default(),
+        fields: o.get("fields").map(|f| parse_fields(f, file)).transpose()?,
+        name,
+    })
+}
+
+/// Parses one schema file's text.
+pub fn parse_schema(file: &str, text: &str) -> Result<Schema, Error> {
+    let v: Value = serde_json::from_str(&strip_comments(text)).map_err(|e| format!("{file}: {e}"))?;
+    let o = v
+        .as_object()
+        .ok_or_else(|| format!("{file}: not an object"))?;
+    check_keys(
+        o,
+        &[
+            "apiKey",
+            "type",
+            "listeners",
+            "name",
+            "validVersions",
+            "flexibleVersions",
+            "latestVersionUnstable",
+            "fields",
+            "commonStructs",
+        ],
+        file,
+        "top level",
+    )?;
+    let mut common_structs = Vec::new();
+    if let Some(cs) = o.get("commonStructs") {
+        for c in cs
+            .as_array()
+            .ok_or_else(|| format!("{file}: commonStructs is not an array"))?
+        {
+            let co = c
+                .as_object()
+                .ok_or_else(|| format!("{file}: a common struct is not an object"))?;
+            check_keys(co, &["name", "versions", "fields"], file, "common struct")?;
+            common_structs.push((
+                get_str(co, "name", file)?.unwrap_or_default(),
+                get_str(co, "versions", file)?.unwrap_or_else(|| "0+".into()),
+                parse_fields(co.get("fields").unwrap_or(&Value::Null), file)?,
+            ));
+        }
+    }
+    let listeners = match o.get("listeners") {
+        None => Vec::new(),
+        Some(l) => l
+            .as_array()
+            .ok_or_else(|| format!("{file}: listeners is not an array"))?
+            .iter()
+            .map(|x| x.as_str().map(str::to_owned))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| format!("{file}: a listener is not a string"))?,
+    };
+    Ok(Schema {
+        file: file.to_owned(),
+        name: get_str(o, "name", file)?.ok_or_else(|| format!("{file}: no name"))?,
+        kind: get_str(o, "type", file)?.ok_or_else(|| format!("{file}: no type"))?,
+        api_key: o
+            .get("apiKey")
+            .map(|k| k.as_i64().and_then(|k| i16::try_from(k).ok()))
+            .map(|k| k.ok_or_else(|| format!("{file}: bad apiKey")))
+            .transpose()?,
+        valid_versions: get_str(o, "validVersions", file)?
+            .ok_or_else(|| format!("{file}: no validVersions"))?,
+        flexible_versions: get_str(o, "flexibleVersions", file)?.unwrap_or_else(|| "none".into()),
+        latest_version_unstable: get_bool(o, "latestVersionUnstable", file)?,
+        listeners,
+        fields: match o.get("fields") {
+            Some(f) => parse_fields(f, file)?,
+            None => Vec::new(),
+        },
+        common_structs,
+    })
+}
+
+/// Reads every `*.json` schema in `dir`, in file name order.
+pub fn read_schemas(dir: &Path) -> Result<Vec<Schema>, Error> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|p| {
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            parse_schema(&name, &text)
+        })
+        .collect()
+}
+
+/// The element type of a field type (`[]Foo` → `Foo`) and whether it is an array.
+fn element(ty: &str) -> (&str, bool) {
+    match ty.strip_prefix("[]") {
+        Some(e) => (e, true),
+        None => (ty, false),
+    }
+}
+
+fn primitive(ty: &str) -> Option<&'static str> {
+    Some(match ty {
+        "bool" => "bool",
+        "int8" => "i8",
+        "int16" => "i16",
+        "uint16" => "u16",
+        "int32" => "i32",
+        "uint32" => "u32",
+        "int64" => "i64",
+        "float64" => "f64",
+        "string" => "Str",
+        "bytes" => "Bytes",
+        "records" => "Records",
+        "uuid" => "Uuid",
+        _ => return None,
+    })
+}
+
+/// A struct to declare: its Kafka name, versions, fields, the message it belongs to and how
+/// it is introduced (for its doc comment).
+#[derive(Debug, Clone)]
+struct StructDef {
+    kafka_name: String,
+    versions: String,
+    fields: Vec<Field>,
+    /// The top-level message (`FetchRequest`) that declares it.
+    message: String,
+    /// A doc line: where it comes from.
+    origin: String,
+}
+
+/// Collects the nested structs of a message, depth first in declaration order, common
+/// structs after the inline ones.
+fn collect_structs(s: &Schema, out: &mut Vec<StructDef>) -> Result<(), Error> {
+    fn walk(
+        s: &Schema,
+        parent: &str,
+        fields: &[Field],
+        out: &mut Vec<StructDef>,
+    ) -> Result<(), Error> {
+        for f in fields {
+            let (elem, _) = element(&f.ty);
+            if let Some(sub) = &f.fields {
+                if primitive(elem).is_some() {
+                    return Err(format!("{}: {}: fields on a primitive type", s.file, f.name));
+                }
+                let versions = f
+                    .versions
+                    .clone()
+                    .or_else(|| f.tagged_versions.clone())
+                    .unwrap_or_default();
+                out.push(StructDef {
+                    kafka_name: elem.to_owned(),
+                    versions,
+                    fields: sub.clone(),
+                    message: s.name.clone(),
+                    origin: format!("`{}` of `{parent}`", f.name),
+                });
+                walk(s, elem, sub, out)?;
+            } else if primitive(elem).is_none()
+                && !s.common_structs.iter().any(|(n, _, _)| n == elem)
+            {
+                return Err(format!("{}: {}: unknown type {}", s.file, f.name, f.ty));
+            }
+        }
+        Ok(())
+    }
+    walk(s, &s.name, &s.fields, out)?;
+    for (name, versions, fields) in &s.common_structs {
+        out.push(StructDef {
+            kafka_name: name.clone(),
+            versions: versions.clone(),
+            fields: fields.clone(),
+            message: s.name.clone(),
+            origin: format!("a common struct of `{}`", s.name),
+        });
+        walk(s, name, fields, out)?;
+    }
+    Ok(())
+}
+
+/// One generated module: an API (request and response) or a non-API schema.
+#[derive(Debug)]
+struct Module {
+    name: String,
+    schemas: Vec<Schema>,
+}
+
+/// Everything the generator writes: file name (relative to [`OUT_DIR`]) → contents.
+pub type Output = BTreeMap<String, String>;
+
+/// Generates every file from the schemas in `dir`, formatted with rustfmt.
+pub fn generate(dir: &Path) -> Result<Output, Error> {
+    let schemas = read_schemas(dir)?;
+    let raw = generate_unformatted(&schemas)?;
+    raw.into_iter()
+        .map(|(name, text)| Ok((name.clone(), rustfmt(&text).map_err(|e| format!("{name}: {e}"))?)))
+        .collect()
+}
+
+/// Formats Rust source with `rustfmt` (edition 2021, the workspace's), as `cargo fmt` would.
+fn rustfmt(text: &str) -> Result<String, Error> {
+    let mut child = Command::new(std::env::var("RUSTFMT").unwrap_or_else(|_| "rustfmt".into()))
+        .args(["--edition", "2021", "--emit", "stdout"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("running rustfmt: {e}"))?;
+    let mut stdin = child.stdin.take().ok_or("rustfmt: no stdin")?;
+    let input = text.to_owned();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let out = child
+        .wait_with_output()
+        .map_err(|e| format!("rustfmt: {e}"))?;
+    writer
+        .join()
+        .map_err(|_| "rustfmt: writer panicked".to_owned())?
+        .map_err(|e| format!("rustfmt: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "rustfmt failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    String::from_utf8(out.stdout).map_err(|e| format!("rustfmt: {e}"))
+}
+
+/// Generates every file, unformatted.
+pub fn generate_unformatted(schemas: &[Schema]) -> Result<Output, Error> {
+    // Group: one module per API key (request + response), one per data schema. Headers are
+    // the runtime's (`RequestHeader`, `ResponseHeader`), APIs without versions are left out.
+    let mut apis: BTreeMap<i16, Vec<Schema>> = BTreeMap::new();
+    let mut data = Vec::new();
+    let mut left_out = Vec::new();
+    for s in schemas {
+        match s.kind.as_str() {
+            "request" | "response" => {
+                let key = s.api_key.ok_or_else(|| format!("{}: no apiKey", s.file))?;
+                if s.valid_versions == "none" {
+                    left_out.push(s.clone());
+                } else {
+                    apis.entry(key).or_default().push(s.clone());
+                }
+            }
+            "data" => data.push(s.clone()),
+            "header" => {}
+            other => return Err(format!("{}: unknown type {other}", s.file)),
+        }
+    }
+    let mut modules = Vec::new();
+    for (key, mut pair) in apis {
+        pair.sort_by_key(|s| s.kind != "request");
+        let [req, resp] = &pair[..] else {
+            return Err(format!("api key {key}: expected one request and one response"));
+        };
+        if req.kind != "request" || resp.kind != "response" {
+            return Err(format!("api key {key}: expected one request and one response"));
+        }
+        modules.push(Module {
+            name: snake_case(api_name(req)),
+            schemas: pair,
+        });
+    }
+    for s in data {
+        modules.push(Module {
+            name: snake_case(&s.name),
+            schemas: vec![s],
+        });
+    }
+
+    let mut out = Output::new();
+    // Rust names of every module's structs, for the crate root's re-exports.
+    let mut exports: BTreeMap<String, Vec<(String, bool)>> = BTreeMap::new();
+    for m in &modules {
+        let (text, names) = module_source(m)?;
+        for (n, top) in names {
+            exports.entry(n).or_default().push((m.name.clone(), top));
+        }
+        out.insert(format!("{}.rs", m.name), text);
+    }
+    out.insert("mod.rs".into(), mod_source(&modules, &exports, &left_out));
+    out.insert("apis.rs".into(), apis_source(&modules));
+    Ok(out)
+}
+
+/// The API's name: the request's name without `Request`.
+fn api_name(req: &Schema) -> &str {
+    req.name.strip_suffix("Request").unwrap_or(&req.name)
+}
+
+const HEADER: &str = "// @generated by `cargo run -p xtask -- codegen` from schemas/kafka/; do not edit.\n";
+
+/// The source of one module, and the Rust names it declares (with whether each is a
+/// top-level message).
+fn module_source(m: &Module) -> Result<(String, Vec<(String, bool)>), Error> {
+    let mut src = String::new();
+    src.push_str(HEADER);
+    module_doc(m, &mut src);
+    src.push_str(
+        "#![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags, rustdoc::bare_urls)]\n\n",
+    );
+
+    // Nested structs of every message in the module; a Kafka name defined differently by the
+    // request and the response gets the message's name as a prefix in Rust.
+    let mut defs = Vec::new();
+    for s in &m.schemas {
+        collect_structs(s, &mut defs)?;
+    }
+    let mut by_name: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, d) in defs.iter().enumerate() {
+        by_name.entry(d.kafka_name.clone()).or_default().push(i);
+    }
+    let top_names: BTreeSet<&str> = m.schemas.iter().map(|s| s.name.as_str()).collect();
+    // Rust name per (message, Kafka name).
+    let mut rust_names: BTreeMap<(String, String), String> = BTreeMap::new();
+    let mut emit = Vec::new();
+    for (name, idx) in &by_name {
+        let first = &defs[idx[0]];
+        let same = idx.iter().all(|&i| {
+            defs[i].versions == first.versions && fields_equal(&defs[i].fields, &first.fields)
+        });
+        let messages: BTreeSet<&str> = idx.iter().map(|&i| defs[i].message.as_str()).collect();
+        if idx.iter().any(|&i| defs[i].message == first.message && i != idx[0]) && !same {
+            return Err(format!(
+                "{}: struct {name} declared twice, differently",
+                first.message
+            ));
+        }
+        if (same || messages.len() == 1) && !top_names.contains(name.as_str()) {
+            for &i in idx {
+                rust_names.insert((defs[i].message.clone(), name.clone()), name.clone());
+            }
+            emit.push((idx[0], name.clone(), None, messages.len() > 1));
+        } else {
+            for msg in messages {
+                let i = idx
+                    .iter()
+                    .copied()
+                    .find(|&i| defs[i].message == msg)
+                    .unwrap_or(idx[0]);
+                let rust = format!("{msg}{name}");
+                rust_names.insert((msg.to_owned(), name.clone()), rust.clone());
+                emit.push((i, rust, Some(name.clone()), false));
+            }
+        }
+    }
+    // Declaration order: as first met in the schemas.
+    emit.sort_by_key(|e| e.0);
+
+    let mut uses = BTreeSet::from(["KafkaMessage".to_owned()]);
+    let mut body = String::new();
+    let mut names = Vec::new();
+    for s in &m.schemas {
+        let flexible = &s.flexible_versions;
+        let mut attrs = Vec::new();
+        if let Some(k) = s.api_key {
+            attrs.push(format!("api_key = {k}"));
+            attrs.push(s.kind.clone());
+        }
+        attrs.push(format!("versions = {:?}", s.valid_versions));
+        attrs.push(format!("flexible = {flexible:?}"));
+        if s.latest_version_unstable && METADATA_ATTRS {
+            attrs.push("latest_version_unstable".into());
+        }
+        let doc = match s.api_key {
+            Some(k) => format!(
+                "The {} {} (API key {k}): Kafka's `{}`.",
+                api_name_of(s),
+                s.kind,
+                s.file
+            ),
+            None => format!("Kafka's `{}`.", s.file),
+        };
+        let mut doc = vec![doc];
+        if s.latest_version_unstable {
+            doc.push(String::new());
+            doc.push(format!(
+                "Its latest version ({}) is unstable: still being designed, not advertised unless the `unstable` feature is on.",
+                max_version(&s.valid_versions)
+            ));
+        }
+        write_struct(
+            &mut body,
+            &mut uses,
+            &doc,
+            &attrs,
+            &s.name,
+            &s.fields,
+            flexible,
+            |t| lookup(&rust_names, &s.name, t),
+        );
+        names.push((s.name.clone(), true));
+    }
+    for (i, rust, kafka, shared) in emit {
+        let d = &defs[i];
+        let s = m
+            .schemas
+            .iter()
+            .find(|s| s.name == d.message)
+            .ok_or("no schema")?;
+        let mut attrs = vec![
+            format!("versions = {:?}", d.versions),
+            format!("flexible = {:?}", s.flexible_versions),
+        ];
+        if let Some(k) = &kafka {
+            attrs.push(format!("name = {k:?}"));
+        }
+        let mut doc = vec![format!(
+            "{}{}, versions {}.",
+            capitalize(&d.origin),
+            if shared {
+                format!(" (and the same struct in `{}`)", other_message(m, &d.message))
+            } else {
+                String::new()
+            },
+            d.versions
+        )];
+        if let Some(about) = about_of(s, &d.kafka_name) {
+            if !about.is_empty() {
+                doc.push(String::new());
+                doc.push(about);
+            }
+        }
+        write_struct(
+            &mut body,
+            &mut uses,
+            &doc,
+            &attrs,
+            &rust,
+            &d.fields,
+            &s.flexible_versions,
+            |t| lookup(&rust_names, &d.message, t),
+        );
+        names.push((rust, false));
+    }
+    let uses: Vec<String> = uses.into_iter().collect();
+    let _ = writeln!(src, "use kafka_wire::{{{}}};\n", uses.join(", "));
+    src.push_str(&body);
+    Ok((src, names))
+}
+
+fn api_name_of(s: &Schema) -> &str {
+    s.name
+        .strip_suffix("Request")
+        .or_else(|| s.name.strip_suffix("Response"))
+        .unwrap_or(&s.name)
+}
+
+fn other_message<'a>(m: &'a Module, msg: &str) -> &'a str {
+    m.schemas
+        .iter()
+        .find(|s| s.name != msg)
+        .map_or("", |s| s.name.as_str())
+}
+
+fn capitalize(s: &str) -> String {
+    let mut cs = s.chars();
+    match cs.next() {
+        Some(c) => c.to_uppercase().collect::<String>() + cs.as_str(),
+        None => String::new(),
+    }
+}
+
+fn max_version(range: &str) -> &str {
+    range.rsplit('-').next().unwrap_or(range)
+}
+
+/// The `about` of the (first) field that declares struct `name` inline, if any.
+fn about_of(s: &Schema, name: &str) -> Option<String> {
+    fn find(fields: &[Field], name: &str) -> Option<String> {
+        for f in fields {
+            if element(&f.ty).0 == name && f.fields.is_some() {
+                return Some(f.about.clone());
+            }
+            if let Some(sub) = &f.fields {
+                if let Some(a) = find(sub, name) {
+                    return Some(a);
+                }
+            }
+        }
+        None
+    }
+    find(&s.fields, name).or_else(|| {
+        s.common_structs
+            .iter()
+            .find_map(|(_, _, fs)| find(fs, name))
+    })
+}
+
+fn lookup(names: &BTreeMap<(String, String), String>, message: &str, kafka: &str) -> String {
+    names
+        .get(&(message.to_owned(), kafka.to_owned()))
+        .cloned()
+        .unwrap_or_else(|| kafka.to_owned())
+}
+
+/// Whether two field lists declare the same thing (so one Rust struct serves both).
+fn fields_equal(a: &[Field], b: &[Field]) -> bool {
+    format!("{a:?}") == format!("{b:?}")
+}
+
+/// The Rust type of a field.
+fn rust_type(f: &Field, uses: &mut BTreeSet<String>, resolve: &dyn Fn(&str) -> String) -> String {
+    let (elem, array) = element(&f.ty);
+    let base = match primitive(elem) {
+        Some(p) => {
+            if matches!(p, "Str" | "Bytes" | "Records" | "Uuid") {
+                uses.insert(p.to_owned());
+            }
+            p.to_owned()
+        }
+        None => resolve(elem),
+    };
+    let ty = if array { format!("Vec<{base}>") } else { base };
+    if f.nullable_versions.is_some() {
+        format!("Option<{ty}>")
+    } else {
+        ty
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn write_struct(
+    out: &mut String,
+    uses: &mut BTreeSet<String>,
+    doc: &[String],
+    attrs: &[String],
+    rust_name: &str,
+    fields: &[Field],
+    flexible: &str,
+    resolve: impl Fn(&str) -> String,
+) {
+    for line in doc {
+        write_doc(out, "", line);
+    }
+    out.push_str("#[derive(KafkaMessage, Debug, Clone, PartialEq)]\n");
+    let _ = writeln!(out, "#[kafka({})]", attrs.join(", "));
+    let _ = writeln!(out, "pub struct {rust_name} {{");
+    for f in fields {
+        write_doc(out, "    ", &f.about);
+        let mut a = Vec::new();
+        if let Some(v) = &f.versions {
+            a.push(format!("versions = {v:?}"));
+        }
+        if let Some(v) = &f.nullable_versions {
+            a.push(format!("nullable = {v:?}"));
+        }
+        if let Some(t) = f.tag {
+            a.push(format!("tag = {t}"));
+        }
+        if let Some(v) = &f.tagged_versions {
+            a.push(format!("tagged = {v:?}"));
+        }
+        if let Some(v) = &f.default {
+            a.push(format!("default = {v:?}"));
+        }
+        if f.ignorable {
+            a.push("ignorable".into());
+        }
+        if let Some(v) = &f.flexible_versions {
+            a.push(format!("flexible = {v:?}"));
+        }
+        let ident = field_ident(&f.name);
+        if pascal_case(&ident) != f.name {
+            a.push(format!("name = {:?}", f.name));
+        }
+        if METADATA_ATTRS {
+            if let Some(e) = &f.entity_type {
+                a.push(format!("entity_type = {e:?}"));
+            }
+            if f.map_key {
+                a.push("map_key".into());
+            }
+            if f.zero_copy {
+                a.push("zero_copy".into());
+            }
+        }
+        let _ = writeln!(out, "    #[kafka({})]", a.join(", "));
+        let _ = writeln!(out, "    pub {ident}: {},", rust_type(f, uses, &resolve));
+    }
+    if flexible != "none" {
+        uses.insert("UnknownTaggedFields".into());
+        out.push_str("    /// Tagged fields this struct does not declare.\n");
+        out.push_str("    pub unknown_tagged_fields: UnknownTaggedFields,\n");
+    }
+    out.push_str("}\n\n");
+}
+
+/// A doc comment line; an empty `about` still gets a (blank) doc line, so every item is
+/// documented, and the derive reads it as the empty `about` it is.
+fn write_doc(out: &mut String, indent: &str, text: &str) {
+    let text = text.trim_end();
+    if text.is_empty() {
+        let _ = writeln!(out, "{indent}///");
+    } else {
+        let _ = writeln!(out, "{indent}/// {text}");
+    }
+}
+
+fn module_doc(m: &Module, src: &mut String) {
+    let s = &m.schemas[0];
+    match s.api_key {
+        Some(k) => {
+            let _ = writeln!(src, "//! {} (API key {k}): request and response.", api_name_of(s));
+            src.push_str("//!\n");
+            let _ = writeln!(
+                src,
+                "//! Versions {}, flexible {}; listeners: {}.{}",
+                s.valid_versions,
+                s.flexible_versions,
+                if s.listeners.is_empty() {
+                    "none".to_owned()
+                } else {
+                    s.listeners.join(", ")
+                },
+                if s.latest_version_unstable {
+                    format!(
+                        " Version {} is unstable (not advertised unless the `unstable` feature is on).",
+                        max_version(&s.valid_versions)
+                    )
+                } else {
+                    String::new()
+                }
+            );
+        }
+        None => {
+            let _ = writeln!(src, "//! {}: a non-API schema.", s.name);
+            src.push_str("//!\n");
+            let _ = writeln!(
+                src,
+                "//! Versions {}, flexible {}.",
+                s.valid_versions, s.flexible_versions
+            );
+        }
+    }
+    src.push_str("//!\n");
+    let files: Vec<String> = m.schemas.iter().map(|s| format!("`{}`", s.file)).collect();
+    let _ = writeln!(
+        src,
+        "//! Generated from Kafka's {} by `{REGENERATE}`.",
+        files.join(" and ")
+    );
+}
+
+fn mod_source(
+    modules: &[Module],
+    exports: &BTreeMap<String, Vec<(String, bool)>>,
+    left_out: &[Schema],
+) -> String {
+    let mut src = String::new();
+    src.push_str(HEADER);
+    src.push_str("//! The declarations generated from Kafka's JSON schemas: one module per API (request and\n");
+    src.push_str("//! response), one per non-API schema.\n//!\n");
+    src.push_str("//! The crate root re-exports every message and every nested struct whose name is unique\n");
+    src.push_str("//! across modules; a nested name that several APIs use (`PartitionData`, `TopicData`…) is\n");
+    src.push_str("//! reached through its API's module, except for the names the crate exported before it\n");
+    src.push_str("//! declared every API.\n//!\n");
+    src.push_str("//! Left out: the request and response header (declared by the runtime, `kafka_wire`), and the\n");
+    src.push_str("//! APIs whose `validVersions` is `\"none\"` (removed from Kafka, kept in its schemas only to\n");
+    src.push_str("//! reserve their keys):");
+    let mut none: Vec<String> = left_out
+        .iter()
+        .filter(|s| s.kind == "request")
+        .map(|s| format!(" {} ({})", api_name_of(s), s.api_key.unwrap_or_default()))
+        .collect();
+    none.sort();
+    src.push_str(&none.join(","));
+    src.push_str(".\n\n");
+    for m in modules {
+        let _ = writeln!(src, "pub mod {};", m.name);
+    }
+    src.push('\n');
+    let mut per_module: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (name, owners) in exports {
+        let chosen = if owners.len() == 1 {
+            Some(&owners[0].0)
+        } else {
+            owners
+                .iter()
+                .find(|(m, _)| LEGACY_MODULES.contains(&m.as_str()))
+                .map(|(m, _)| m)
+        };
+        if let Some(m) = chosen {
+            per_module.entry(m.as_str()).or_default().push(name.as_str());
+        }
+    }
+    for (m, names) in per_module {
+        let _ = writeln!(src, "pub use {m}::{{{}}};", names.join(", "));
+    }
+    src
+}
+
+fn apis_source(modules: &[Module]) -> String {
+    let mut src = String::new();
+    src.push_str(HEADER);
+    src.push_str("// The list of APIs, for the `apis!` macro that declares `ApiKey`, `RequestBody` and\n");
+    src.push_str("// `ResponseBody`, and the facts of each API the derive does not carry.\n\n");
+    src.push_str("apis! {\n");
+    for m in modules {
+        let (Some(req), Some(resp)) = (m.schemas.first(), m.schemas.get(1)) else {
+            continue;
+        };
+        let _ = writeln!(
+            src,
+            "    /// {} ({}): listeners {}.",
+            api_name(req),
+            req.api_key.unwrap_or_default(),
+            req.listeners.join(", ")
+        );
+        let _ = writeln!(
+            src,
+            "    {} = {} => {}, {};",
+            api_name(req),
+            req.api_key.unwrap_or_default(),
+            req.name,
+            resp.name
+        );
+    }
+    src.push_str("}\n\n");
+    src.push_str("impl ApiKey {\n");
+    src.push_str("    /// The listeners that accept this API (Kafka's `listeners`).\n");
+    src.push_str("    pub const fn listeners(self) -> &'static [Listener] {\n        match self {\n");
+    for m in modules {
+        let Some(req) = m.schemas.first().filter(|s| s.api_key.is_some()) else {
+            continue;
+        };
+        let ls: Vec<String> = req
+            .listeners
+            .iter()
+            .map(|l| format!("Listener::{}", capitalize(l)))
+            .collect();
+        let _ = writeln!(src, "            ApiKey::{} => &[{}],", api_name(req), ls.join(", "));
+    }
+    src.push_str("        }\n    }\n\n");
+    src.push_str("    /// Whether the request's latest version is unstable (Kafka's `latestVersionUnstable`).\n");
+    src.push_str("    pub const fn latest_version_unstable(self) -> bool {\n        matches!(self, ");
+    let unstable: Vec<String> = modules
+        .iter()
+        .filter_map(|m| m.schemas.first())
+        .filter(|s| s.api_key.is_some() && s.latest_version_unstable)
+        .map(|s| format!("ApiKey::{}", api_name(s)))
+        .collect();
+    if unstable.is_empty() {
+        src.push_str("ApiKey::ApiVersions if false");
+    } else {
+        src.push_str(&unstable.join(" | "));
+    }
+    src.push_str(")\n    }\n}\n");
+    src
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snake_case_inverts_the_derives_pascal_case() {
+        for (k, r) in [
+            ("V3AndBelowTopics", "v3_and_below_topics"),
+            ("ResultsByTopicV3AndBelow", "results_by_topic_v3_and_below"),
+            ("KRaftVersion", "k_raft_version"),
+            ("validateOnly", "validate_only"),
+            ("ProducerId", "producer_id"),
+        ] {
+            assert_eq!(snake_case(k), r);
+        }
+        assert_eq!(field_ident("Type"), "r#type");
+        assert_eq!(pascal_case(&field_ident("Type")), "Type");
+        // camelCase is not what the derive makes of the snake case: a `name` is needed.
+        assert_ne!(pascal_case("validate_only"), "validateOnly");
+    }
+
+    #[test]
+    fn unknown_keys_are_errors() {
+        let e = parse_schema(
+            "X.json",
+            r#"{"type":"data","name":"X","validVersions":"0","flexibleVersions":"none",
+                "fields":[{"name":"A","type":"int8","versions":"0+","newKey":1}]}"#,
+        )
+        .unwrap_err();
+        assert!(e.contains("newKey"), "{e}");
+    }
+}

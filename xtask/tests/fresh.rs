@@ -1,0 +1,35 @@
+//! The checked-in generated declarations are what the generator makes of the checked-in
+//! schemas: regenerated in memory and compared file by file.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+#[test]
+fn generated_files_are_fresh() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let fresh = xtask::generate(&root.join(xtask::SCHEMA_DIR)).unwrap();
+    let dir = root.join(xtask::OUT_DIR);
+    let on_disk: BTreeSet<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".rs"))
+        .collect();
+    let mut stale = Vec::new();
+    for (name, text) in &fresh {
+        if std::fs::read_to_string(dir.join(name)).ok().as_deref() != Some(text.as_str()) {
+            stale.push(format!("{name} differs"));
+        }
+    }
+    for name in on_disk {
+        if !fresh.contains_key(&name) {
+            stale.push(format!("{name} is not generated any more"));
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "{} is out of date ({}); regenerate with `{}`",
+        xtask::OUT_DIR,
+        stale.join(", "),
+        xtask::REGENERATE
+    );
+}
