@@ -376,14 +376,23 @@ fn apis_table() -> String {
         rows.push(vec![
             api.key().to_string(),
             api.name().to_owned(),
-            req.versions.to_string(),
-            resp.versions.to_string(),
+            versions_text(api, req),
+            versions_text(api, resp),
             req.flexible.to_string(),
             header_runs(req, ApiKind::Request, api.key()),
             header_runs(resp, ApiKind::Response, api.key()),
         ]);
     }
     table(&rows)
+}
+
+/// The declared versions, with the latest marked when Kafka says it is unstable.
+fn versions_text(api: &ApiKey, meta: &StructMeta) -> String {
+    // The request schema carries the flag; the response shares its versions.
+    match api.request_meta().unstable_version() {
+        Some(v) => format!("{} ({v} unstable)", meta.versions),
+        None => meta.versions.to_string(),
+    }
 }
 
 fn table(rows: &[Vec<String>]) -> String {

@@ -2,11 +2,8 @@
 //! [`ResponseBody`] enums, and whole frames ([`RequestFrame`], [`ResponseFrame`]), all
 //! declared by [`apis!`](crate::apis), which users call for their own lists of APIs.
 
-use crate::{
-    AddPartitionsToTxnRequest, AddPartitionsToTxnResponse, ApiVersionsRequest, ApiVersionsResponse,
-    InitializeShareGroupStateRequest, InitializeShareGroupStateResponse, TxnOffsetCommitRequest,
-    TxnOffsetCommitResponse,
-};
+#[allow(clippy::wildcard_imports)]
+use crate::generated::*;
 
 // The methods of `RequestBody` and `ResponseBody` of `apis!`: one template for both sides.
 #[doc(hidden)]
@@ -677,13 +674,14 @@ macro_rules! apis {
     };
 }
 
-apis! {
-    /// ApiVersions (18): the versions of every API the broker supports.
-    ApiVersions = 18 => ApiVersionsRequest, ApiVersionsResponse;
-    /// AddPartitionsToTxn (24): adds partitions to a transaction.
-    AddPartitionsToTxn = 24 => AddPartitionsToTxnRequest, AddPartitionsToTxnResponse;
-    /// TxnOffsetCommit (28): commits offsets within a transaction.
-    TxnOffsetCommit = 28 => TxnOffsetCommitRequest, TxnOffsetCommitResponse;
-    /// InitializeShareGroupState (83): initializes share-partition state.
-    InitializeShareGroupState = 83 => InitializeShareGroupStateRequest, InitializeShareGroupStateResponse;
+// The generated list of every API, and `ApiKey::listeners`.
+include!("generated/apis.rs");
+
+/// A kind of listener that accepts an API (Kafka's `listeners`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Listener {
+    /// A broker's client-facing listeners.
+    Broker,
+    /// A KRaft controller's listeners.
+    Controller,
 }

@@ -1,15 +1,22 @@
 //! Kafka API messages declared with [`#[derive(KafkaMessage)]`](kafka_wire::KafkaMessage), and
 //! dispatch over them.
 //!
-//! Each API has a module with its request, its response and their nested structs, all
-//! re-exported here:
+//! Every API of Apache Kafka's protocol is here, request and response, at every version: the
+//! 91 API keys whose schemas declare versions (Kafka's four removed keys, 4-7, are left
+//! out), and the 11 non-API schemas (the consumer protocol's subscription and assignment,
+//! the KRaft control records, and the rest; see [`encode_version_prefixed`] for how they
+//! travel). They are generated from Kafka's own JSON schemas by the project's generator
+//! (`cargo run -p xtask -- codegen`) into plain `#[derive(KafkaMessage)]` declarations, one
+//! module per API (`kafka_wire_messages::fetch`, `…::metadata`, …).
 //!
-//! | API | key | versions | flexible |
-//! | --- | --- | --- | --- |
-//! | [`ApiVersions`](api_versions) | 18 | 0-5 | 3+ |
-//! | [`AddPartitionsToTxn`](add_partitions_to_txn) | 24 | 0-5 | 3+ |
-//! | [`TxnOffsetCommit`](txn_offset_commit) | 28 | 0-6 | 3+ |
-//! | [`InitializeShareGroupState`](initialize_share_group_state) | 83 | 0 | 0+ |
+//! The crate root re-exports every message and every nested struct whose name no other API
+//! uses. Names that several APIs use (`PartitionData`, `TopicData`, …) are reached through
+//! the API's module; where Kafka gives a request's and a response's nested structs the same
+//! name but different fields, the Rust names carry the message name as a prefix
+//! (`vote::VoteRequestPartitionData`) and the Kafka name stays in the metadata.
+//!
+//! The latest version of an API that Kafka marks unstable (`latestVersionUnstable`) is
+//! declared and decoded, and left out of what [`ApiKey::usable_versions`] offers unless asked.
 //!
 //! When the API is not known in advance, [`ApiKey`], [`RequestBody`] / [`ResponseBody`] and
 //! [`RequestFrame`] / [`ResponseFrame`] pick it at run time:
@@ -28,19 +35,17 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod add_partitions_to_txn;
-pub mod api_versions;
-pub mod initialize_share_group_state;
-pub mod txn_offset_commit;
-
 mod dispatch;
+mod generated;
 pub mod known;
 pub mod negotiate;
 mod passthrough;
+mod version_prefixed;
 
-pub use add_partitions_to_txn::*;
-pub use api_versions::*;
-pub use dispatch::{ApiKey, RequestBody, RequestFrame, ResponseBody, ResponseFrame};
+pub use dispatch::{ApiKey, Listener, RequestBody, RequestFrame, ResponseBody, ResponseFrame};
+pub use generated::*;
+pub use passthrough::{AnyRequest, AnyResponse, Opaque};
+pub use version_prefixed::{decode_version_prefixed, encode_version_prefixed};
 
 /// What [`apis!`] expands to refers to, so that callers need no imports of their own.
 #[doc(hidden)]
@@ -62,6 +67,3 @@ pub mod __private {
         )
     }
 }
-pub use initialize_share_group_state::*;
-pub use passthrough::{AnyRequest, AnyResponse, Opaque};
-pub use txn_offset_commit::*;

@@ -37,14 +37,15 @@ fn header_of_an_api_versions_request_at_an_unsupported_version() {
 
 #[test]
 fn header_of_an_undeclared_api_is_read_as_v1() {
-    // Key 0 (Produce, not declared here) v9: key, version, correlation id 7, null client id.
-    let frame = hex("0000000a 0000 0009 00000007 ffff");
+    // Key 4 (LeaderAndIsr, removed from Kafka, not declared) v9: key, version, correlation
+    // id 7, null client id.
+    let frame = hex("0000000a 0004 0009 00000007 ffff");
     let e = RequestFrame::decode(&frame).unwrap_err();
-    assert_eq!(e.kind(), &DecodeErrorKind::UnknownApiKey(0));
+    assert_eq!(e.kind(), &DecodeErrorKind::UnknownApiKey(4));
     let h = RequestFrame::decode_header(&frame, DEFAULT_MAX_FRAME_SIZE).unwrap();
     assert_eq!(
         (h.request_api_key, h.correlation_id, h.client_id),
-        (0, 7, None)
+        (4, 7, None)
     );
 }
 

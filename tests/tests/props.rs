@@ -437,6 +437,7 @@ fn any_request_body(api: ApiKey, v: Version) -> BoxedStrategy<RequestBody> {
         ApiKey::AddPartitionsToTxn => apt_request(v).prop_map(RequestBody::from).boxed(),
         ApiKey::TxnOffsetCommit => toc_request(v).prop_map(RequestBody::from).boxed(),
         ApiKey::InitializeShareGroupState => isgs_request(v).prop_map(RequestBody::from).boxed(),
+        _ => unreachable!("{api} is not one of HAND_BUILT"),
     }
 }
 
@@ -446,12 +447,13 @@ fn any_response_body(api: ApiKey, v: Version) -> BoxedStrategy<ResponseBody> {
         ApiKey::AddPartitionsToTxn => apt_response(v).prop_map(ResponseBody::from).boxed(),
         ApiKey::TxnOffsetCommit => toc_response(v).prop_map(ResponseBody::from).boxed(),
         ApiKey::InitializeShareGroupState => isgs_response(v).prop_map(ResponseBody::from).boxed(),
+        _ => unreachable!("{api} is not one of HAND_BUILT"),
     }
 }
 
 #[test]
 fn whole_frames_round_trip_through_dispatch() {
-    for &api in ApiKey::ALL {
+    for api in HAND_BUILT {
         for v in api.request_versions().iter() {
             let hv = api.request_header_version(v);
             let s = (
@@ -502,7 +504,7 @@ fn random_bytes_never_panic_body_and_header_decoders() {
     let s = (-1i16..8, junk());
     runner(8000)
         .run(&s, |(v, bytes)| {
-            for &api in ApiKey::ALL {
+            for api in HAND_BUILT {
                 let _ = check_api_body(api, true, v, &bytes);
                 let _ = check_api_body(api, false, v, &bytes);
             }
@@ -534,7 +536,7 @@ fn random_bytes_never_panic_frame_decoders() {
                 frame[4..].to_vec()
             };
             let _ = check_request_frame(&frame);
-            for &api in ApiKey::ALL {
+            for api in HAND_BUILT {
                 let _ = check_response_frame(api, v, &frame);
             }
             Ok(())

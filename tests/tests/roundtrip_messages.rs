@@ -346,13 +346,20 @@ fn api_versions_every_version() {
 #[test]
 fn whole_frames_every_version() {
     let mut n = 0;
-    for &api in ApiKey::ALL {
+    // The four APIs with hand-built values above (every API's round trips are elsewhere).
+    for api in [
+        ApiKey::ApiVersions,
+        ApiKey::AddPartitionsToTxn,
+        ApiKey::TxnOffsetCommit,
+        ApiKey::InitializeShareGroupState,
+    ] {
         for v in versions(api.request_versions()) {
             let body: RequestBody = match api {
                 ApiKey::ApiVersions => av_request(v).into(),
                 ApiKey::AddPartitionsToTxn => apt_request(v).into(),
                 ApiKey::TxnOffsetCommit => toc_request(v).into(),
                 ApiKey::InitializeShareGroupState => isgs_request(v).into(),
+                _ => unreachable!(),
             };
             for (corr, client) in [(i32::MIN, None), (i32::MAX, Some(s("clïent-🦀")))] {
                 let mut f = RequestFrame::new(corr, client, v, body.clone());
@@ -380,6 +387,7 @@ fn whole_frames_every_version() {
                 ApiKey::AddPartitionsToTxn => apt_response(v).into(),
                 ApiKey::TxnOffsetCommit => toc_response(v).into(),
                 ApiKey::InitializeShareGroupState => isgs_response(v).into(),
+                _ => unreachable!(),
             };
             let mut f = ResponseFrame::new(-1, v, body);
             if api.response_header_version(v) == 1 {

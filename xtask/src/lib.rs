@@ -25,7 +25,7 @@ pub const SCHEMA_DIR: &str = "schemas/kafka";
 
 /// Whether the derive's metadata-only attributes (`entity_type`, `map_key`, `zero_copy`,
 /// `latest_version_unstable`) are written.
-const METADATA_ATTRS: bool = false;
+const METADATA_ATTRS: bool = true;
 
 /// The modules of the four APIs the crate declared by hand before this generator: where one
 /// of their nested struct names is also used by other APIs, the crate root keeps exporting
@@ -650,7 +650,7 @@ fn module_source(m: &Module) -> Result<(String, Vec<(String, bool)>), Error> {
         if s.latest_version_unstable {
             doc.push(String::new());
             doc.push(format!(
-                "Its latest version ({}) is unstable: still being designed, not advertised unless the `unstable` feature is on.",
+                "Its latest version ({}) is unstable: still being designed, not offered by `ApiKey::usable_versions` unless asked.",
                 max_version(&s.valid_versions)
             ));
         }
@@ -890,7 +890,7 @@ fn module_doc(m: &Module, src: &mut String) {
                 },
                 if s.latest_version_unstable {
                     format!(
-                        " Version {} is unstable (not advertised unless the `unstable` feature is on).",
+                        " Version {} is unstable (not offered by `ApiKey::usable_versions` unless asked).",
                         max_version(&s.valid_versions)
                     )
                 } else {
@@ -969,7 +969,7 @@ fn apis_source(modules: &[Module]) -> String {
     let mut src = String::new();
     src.push_str(HEADER);
     src.push_str("// The list of APIs, for the `apis!` macro that declares `ApiKey`, `RequestBody` and\n");
-    src.push_str("// `ResponseBody`, and the facts of each API the derive does not carry.\n\n");
+    src.push_str("// `ResponseBody`, and the fact of each API the derive does not carry (its listeners).\n\n");
     src.push_str("apis! {\n");
     for m in modules {
         let (Some(req), Some(resp)) = (m.schemas.first(), m.schemas.get(1)) else {
@@ -1007,20 +1007,7 @@ fn apis_source(modules: &[Module]) -> String {
         let _ = writeln!(src, "            ApiKey::{} => &[{}],", api_name(req), ls.join(", "));
     }
     src.push_str("        }\n    }\n\n");
-    src.push_str("    /// Whether the request's latest version is unstable (Kafka's `latestVersionUnstable`).\n");
-    src.push_str("    pub const fn latest_version_unstable(self) -> bool {\n        matches!(self, ");
-    let unstable: Vec<String> = modules
-        .iter()
-        .filter_map(|m| m.schemas.first())
-        .filter(|s| s.api_key.is_some() && s.latest_version_unstable)
-        .map(|s| format!("ApiKey::{}", api_name(s)))
-        .collect();
-    if unstable.is_empty() {
-        src.push_str("ApiKey::ApiVersions if false");
-    } else {
-        src.push_str(&unstable.join(" | "));
-    }
-    src.push_str(")\n    }\n}\n");
+    src.push_str("}\n");
     src
 }
 
