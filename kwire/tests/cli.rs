@@ -253,11 +253,14 @@ fn rich_frames() -> Vec<(String, Vec<u8>)> {
     let mut rng = random::Rng::new(2024);
     let mut out = Vec::new();
     for api in ApiKey::ALL {
-        // The advertised versions: an unstable latest version is decoded in frames only
-        // with the messages crate's `unstable` feature.
+        // The versions RequestFrame and ResponseFrame decode.
         for (kind, meta, versions) in [
             (ApiKind::Request, api.request_meta(), api.request_versions()),
-            (ApiKind::Response, api.response_meta(), api.response_versions()),
+            (
+                ApiKind::Response,
+                api.response_meta(),
+                api.response_versions(),
+            ),
         ] {
             for v in versions.iter() {
                 for _ in 0..4 {

@@ -4,7 +4,7 @@
 //! Compared, recursively through inline and common structs: api key, request/response,
 //! valid and flexible versions, struct names, and for every field its name and position,
 //! type, versions, nullable versions, tag, tagged versions, default, ignorable, field-level
-//! flexible versions and about text. A field missing on either side fails.
+//! flexible versions, entity type, map key, zero copy and about text. A field missing on either side fails.
 
 use std::path::PathBuf;
 
@@ -150,9 +150,28 @@ impl Ctx<'_> {
             rf.flexible,
         );
         self.check(
+            format!("{path}: entityType"),
+            jf.get("entityType").and_then(Value::as_str),
+            rf.entity_type,
+        );
+        self.check(
+            format!("{path}: mapKey"),
+            jf.get("mapKey").and_then(Value::as_bool).unwrap_or(false),
+            rf.map_key,
+        );
+        self.check(
+            format!("{path}: zeroCopy"),
+            jf.get("zeroCopy").and_then(Value::as_bool).unwrap_or(false),
+            rf.zero_copy,
+        );
+        self.check(
             format!("{path}: about"),
             // Doc comments cannot end in a space; three of Kafka's texts do.
-            jf["about"].as_str().unwrap_or_default().trim_end().to_owned(),
+            jf["about"]
+                .as_str()
+                .unwrap_or_default()
+                .trim_end()
+                .to_owned(),
             rf.about.to_owned(),
         );
 
@@ -233,6 +252,13 @@ fn compare_json(file: &str, json: &Value, meta: &'static StructMeta) -> Vec<Stri
         meta.versions,
     );
     cx.check(
+        "latestVersionUnstable".into(),
+        json.get("latestVersionUnstable")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        meta.latest_version_unstable,
+    );
+    cx.check(
         "flexibleVersions".into(),
         range(json.get("flexibleVersions")),
         meta.flexible,
@@ -270,7 +296,10 @@ fn all() -> Vec<(String, &'static StructMeta)> {
     let mut all = Vec::new();
     for &k in ApiKey::ALL {
         all.push((format!("{}.json", k.request_meta().name), k.request_meta()));
-        all.push((format!("{}.json", k.response_meta().name), k.response_meta()));
+        all.push((
+            format!("{}.json", k.response_meta().name),
+            k.response_meta(),
+        ));
     }
     let data: [&'static StructMeta; 11] = [
         AbortedTxn::META,
@@ -285,7 +314,10 @@ fn all() -> Vec<(String, &'static StructMeta)> {
         SnapshotHeaderRecord::META,
         VotersRecord::META,
     ];
-    for m in data.into_iter().chain([RequestHeader::META, ResponseHeader::META]) {
+    for m in data
+        .into_iter()
+        .chain([RequestHeader::META, ResponseHeader::META])
+    {
         all.push((format!("{}.json", m.name), m));
     }
     all
@@ -416,6 +448,22 @@ fn a_changed_schema_is_caught() {
                 j["fields"][5]["tag"] = 0.into();
                 j["fields"][5]["taggedVersions"] = "3+".into();
             }),
+        ),
+        (
+            "entityType",
+            Box::new(|j| j["fields"][1]["entityType"] = "topicName".into()),
+        ),
+        (
+            "mapKey",
+            Box::new(|j| j["fields"][0]["mapKey"] = true.into()),
+        ),
+        (
+            "zeroCopy",
+            Box::new(|j| j["fields"][0]["zeroCopy"] = true.into()),
+        ),
+        (
+            "latestVersionUnstable",
+            Box::new(|j| j["latestVersionUnstable"] = true.into()),
         ),
     ];
     assert!(compare_json("original", &json, TxnOffsetCommitRequest::META).is_empty());
