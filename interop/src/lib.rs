@@ -3,7 +3,7 @@
 //! dissector, and kafka-python's protocol classes.
 //!
 //! The helpers here are what a user of the framework would write: message declarations for
-//! APIs the library does not ship ([`txn_apis`]), a blocking client on the public frame API
+//! APIs declared the way a user would ([`txn_apis`]), a blocking client on the public frame API
 //! ([`client`]) and a pcap writer ([`pcap`]).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

@@ -1,6 +1,8 @@
-//! The transaction APIs that `kafka_wire_messages` does not ship, declared here with
-//! `#[derive(KafkaMessage)]` exactly as a user of the framework would: FindCoordinator (10),
-//! InitProducerId (22), AddOffsetsToTxn (25) and EndTxn (26).
+//! Transaction APIs declared here by hand with `#[derive(KafkaMessage)]`, as a user of the
+//! framework would: FindCoordinator (10), InitProducerId (22), AddOffsetsToTxn (25) and
+//! EndTxn (26). `kafka_wire_messages` now ships generated declarations of them, which the
+//! interop tests use; these stay as the example of a user's own declarations, and the key
+//! type constants are used by the tests.
 //!
 //! Each struct mirrors Kafka's `clients/src/main/resources/common/message/<Name>.json`
 //! (trunk), attribute for attribute: versions, flexible versions, nullable versions, defaults

@@ -585,9 +585,16 @@ fn module_source(m: &Module) -> Result<(String, Vec<(String, bool)>), Error> {
     let mut src = String::new();
     src.push_str(HEADER);
     module_doc(m, &mut src);
+    // Kafka's `about` texts are plain text, not Markdown: brackets and angle brackets in them
+    // are not links or tags.
     src.push_str(
-        "#![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags, rustdoc::bare_urls)]\n\n",
+        "#![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags, rustdoc::bare_urls)]\n",
     );
+    if m.schemas.iter().any(has_empty_about) {
+        // A field without `about` keeps an empty doc line, so its `about` stays empty.
+        src.push_str("#![allow(clippy::empty_docs)]\n");
+    }
+    src.push('\n');
 
     // Nested structs of every message in the module; a Kafka name defined differently by the
     // request and the response gets the message's name as a prefix in Rust.
@@ -733,6 +740,15 @@ fn module_source(m: &Module) -> Result<(String, Vec<(String, bool)>), Error> {
     let _ = writeln!(src, "use kafka_wire::{{{}}};\n", uses.join(", "));
     src.push_str(&body);
     Ok((src, names))
+}
+
+fn has_empty_about(s: &Schema) -> bool {
+    fn any(fields: &[Field]) -> bool {
+        fields
+            .iter()
+            .any(|f| f.about.trim().is_empty() || f.fields.as_deref().is_some_and(any))
+    }
+    any(&s.fields) || s.common_structs.iter().any(|(_, _, f)| any(f))
 }
 
 fn api_name_of(s: &Schema) -> &str {

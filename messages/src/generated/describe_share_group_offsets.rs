@@ -9,6 +9,7 @@
     rustdoc::invalid_html_tags,
     rustdoc::bare_urls
 )]
+#![allow(clippy::empty_docs)]
 
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
