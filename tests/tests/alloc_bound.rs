@@ -373,6 +373,16 @@ impl Body {
         out
     }
 
+    /// [`all`](Self::all) for the four APIs the exhaustive path walks cover: walking every
+    /// array path of all 600-odd message versions at sizes up to 1 MiB takes tens of minutes
+    /// in a debug build.
+    fn walked() -> Vec<Body> {
+        Self::all()
+            .into_iter()
+            .filter(|b| HAND_BUILT.contains(&b.api))
+            .collect()
+    }
+
     fn name(&self) -> String {
         format!("{} v{}", self.meta.name, self.v)
     }
@@ -564,7 +574,7 @@ const SIZES: [usize; 5] = [16, 256, 4096, 65536, 1 << 20];
 #[test]
 fn lying_nested_counts_stay_within_the_bound() {
     let mut worst: Vec<(String, usize, f64)> = Vec::new();
-    for body in Body::all() {
+    for body in Body::walked() {
         let mut paths = Vec::new();
         array_paths(body.meta, body.v, &mut Vec::new(), &mut paths);
         let mut body_worst = 0f64;
@@ -613,7 +623,7 @@ fn lying_nested_counts_stay_within_the_bound() {
 #[test]
 fn densest_honest_inputs_stay_within_the_bound() {
     let mut worst: Vec<(String, usize, f64)> = Vec::new();
-    for body in Body::all() {
+    for body in Body::walked() {
         let mut paths = Vec::new();
         array_paths(body.meta, body.v, &mut Vec::new(), &mut paths);
         let mut body_worst = 0f64;
