@@ -7,12 +7,12 @@
 //! use kafka_wire::frame::DEFAULT_MAX_FRAME_SIZE;
 //! use kafka_wire_messages::AnyRequest;
 //!
-//! // Metadata v12 (key 3), correlation id 5, null client id, no tagged fields, then a body
-//! // that is not looked at.
-//! let metadata = Bytes::from_static(b"\x00\x00\x00\x0d\x00\x03\x00\x0c\x00\x00\x00\x05\xff\xff\x00\x01\x00");
-//! let req = AnyRequest::decode(&metadata, DEFAULT_MAX_FRAME_SIZE).unwrap();
+//! // LeaderAndIsr v5 (key 4, removed from Kafka, not declared), correlation id 5, null
+//! // client id, no tagged fields, then a body that is not looked at.
+//! let frame = Bytes::from_static(b"\x00\x00\x00\x0d\x00\x04\x00\x05\x00\x00\x00\x05\xff\xff\x00\x01\x00");
+//! let req = AnyRequest::decode(&frame, DEFAULT_MAX_FRAME_SIZE).unwrap();
 //! assert_eq!(req.peek().correlation_id, 5);
-//! assert_eq!(req.name(), Some("Metadata"));
+//! assert_eq!(req.name(), Some("LeaderAndIsr"));
 //! ```
 
 use bytes::Bytes;
@@ -231,18 +231,18 @@ mod tests {
 
     #[test]
     fn undeclared_apis_pass_through_untouched() {
-        // Metadata v12 request: header v2 (flexible from 9), correlation id 5, client id "c",
-        // no tagged fields, then two body bytes.
+        // LeaderAndIsr (4, removed from Kafka, not declared) v5 request: header v2 (flexible
+        // from 4), correlation id 5, client id "c", no tagged fields, then two body bytes.
         let req = Bytes::from_static(
-            b"\x00\x00\x00\x0e\x00\x03\x00\x0c\x00\x00\x00\x05\x00\x01c\x00\x01\x00",
+            b"\x00\x00\x00\x0e\x00\x04\x00\x05\x00\x00\x00\x05\x00\x01c\x00\x01\x00",
         );
         match AnyRequest::decode(&req, MAX).unwrap() {
             AnyRequest::Opaque(o) => {
-                assert_eq!((o.api_key, o.api_version, o.correlation_id), (3, 12, 5));
-                assert_eq!(o.name(), Some("Metadata"));
+                assert_eq!((o.api_key, o.api_version, o.correlation_id), (4, 5, 5));
+                assert_eq!(o.name(), Some("LeaderAndIsr"));
                 assert_eq!(o.frame, req);
             }
-            AnyRequest::Decoded(f) => assert_eq!(f.header.request_api_key, 3),
+            AnyRequest::Decoded(f) => panic!("LeaderAndIsr is not declared: {f:?}"),
         }
         // A declared API at an undeclared version is opaque too.
         let av9 = Bytes::from_static(b"\x00\x00\x00\x0a\x00\x12\x00\x09\x00\x00\x00\x06\xff\xff");

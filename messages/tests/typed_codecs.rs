@@ -27,8 +27,9 @@ const V0_ANSWER: &[u8] =
 #[test]
 fn server_decodes_requests_and_keeps_undecodable_frames() {
     let mut codec = ServerCodec::<RequestFrame, ResponseFrame>::new();
-    // Heartbeat (12), not declared here, then the ApiVersions request, arriving together.
-    let heartbeat = b"\x00\x00\x00\x0a\x00\x0c\x00\x00\x00\x00\x00\x09\xff\xff";
+    // ControlledShutdown (7, removed from Kafka, not declared), then the ApiVersions
+    // request, arriving together.
+    let heartbeat = b"\x00\x00\x00\x0a\x00\x07\x00\x00\x00\x00\x00\x09\xff\xff";
     let mut buf = BytesMut::new();
     buf.extend_from_slice(heartbeat);
     buf.extend_from_slice(API_VERSIONS_V3_REQUEST);
@@ -36,7 +37,7 @@ fn server_decodes_requests_and_keeps_undecodable_frames() {
     let first = codec.decode(&mut buf).unwrap().unwrap();
     let bad = first.unwrap_err();
     assert_eq!(&bad.frame[..], &heartbeat[..]);
-    assert_eq!(bad.error.kind(), &DecodeErrorKind::UnknownApiKey(12));
+    assert_eq!(bad.error.kind(), &DecodeErrorKind::UnknownApiKey(7));
 
     let second = codec.decode(&mut buf).unwrap().unwrap().unwrap();
     assert_eq!(second.header.correlation_id, 5);
