@@ -26,12 +26,14 @@ use kafka_wire::correlation::CorrelationTracker;
 use kafka_wire::dynamic::{self, BodySpec};
 use kafka_wire::frame::RequestPeek;
 use kafka_wire::json::frame_to_json;
-use kafka_wire::{Bytes, EncodeError, Str, Version};
+use kafka_wire::{Bytes, DecodeErrorKind, EncodeError, Records, Str, Version};
 use kafka_wire_messages::{known, AnyRequest, AnyResponse, ApiKey, ResponseBody};
 use serde_json::{json, Map, Value as Json};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 use tokio_util::codec::{FramedRead, FramedWrite};
+
+mod apis;
 
 /// What to print for each frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -117,6 +119,10 @@ pub struct Counts {
     pub opaque: u64,
     /// Responses whose broker addresses were rewritten.
     pub rewritten: u64,
+    /// Record batches parsed in the frames' record sets (Produce requests, Fetch responses).
+    pub batches: u64,
+    /// Records read from those batches (decompressed where compressed).
+    pub records: u64,
 }
 
 /// A frame whose re-encoding differed from what arrived.
@@ -177,12 +183,15 @@ impl Summary {
             t.errors += c.errors;
             t.opaque += c.opaque;
             t.rewritten += c.rewritten;
+            t.batches += c.batches;
+            t.records += c.records;
             t
         })
     }
 
     /// The summary as an aligned text table: API, version, direction, frames, decoded,
-    /// byte-exact, errors, then the frames passed through undecoded and those rewritten.
+    /// byte-exact, errors (decode, encode, mismatch, record batch), then the frames passed
+    /// through undecoded, those rewritten, and the record batches and records parsed.
     pub fn table(&self) -> String {
         let mut rows: Vec<Vec<String>> = vec![[
             "API",
@@ -195,6 +204,8 @@ impl Summary {
             "ERRORS",
             "OPAQUE",
             "REWRITTEN",
+            "BATCHES",
+            "RECORDS",
         ]
         .iter()
         .map(|s| s.to_string())
@@ -211,6 +222,8 @@ impl Summary {
                 (c.errors + c.mismatched).to_string(),
                 c.opaque.to_string(),
                 c.rewritten.to_string(),
+                c.batches.to_string(),
+                c.records.to_string(),
             ]
         };
         for ((key, version, dir), c) in &self.rows {
@@ -356,6 +369,71 @@ fn split_host_port(addr: &str) -> Option<(&str, i32)> {
     ))
 }
 
+/// What else was done with a frame besides decoding it.
+#[derive(Default)]
+struct Extra {
+    /// Its broker addresses were rewritten.
+    rewritten: bool,
+    /// What its record sets held.
+    records: RecordCounts,
+}
+
+/// Batches and records in the record sets of one frame, and why any failed to parse.
+#[derive(Default)]
+struct RecordCounts {
+    batches: u64,
+    records: u64,
+    errors: Vec<String>,
+}
+
+/// Parses every batch of every record set (decompressing as needed, checking CRCs) and every
+/// record in them. A Fetch response may end a partition's records with a partial batch; that
+/// is not an error (the reader stops there, as Kafka's does).
+fn count_records<'a>(sets: impl IntoIterator<Item = &'a Records>) -> RecordCounts {
+    let mut c = RecordCounts::default();
+    for set in sets {
+        for batch in set.batches() {
+            match batch.and_then(|b| b.records()) {
+                Ok(records) => {
+                    c.batches += 1;
+                    for r in &records {
+                        match r {
+                            Ok(_) => c.records += 1,
+                            Err(e) => c.errors.push(e.to_string()),
+                        }
+                    }
+                }
+                Err(e) => c.errors.push(e.to_string()),
+            }
+        }
+    }
+    c
+}
+
+/// The frame without its last `n` bytes (size prefix adjusted), for a `TrailingBytes(n)`
+/// error.
+fn trim_frame(frame: &Bytes, kind: &DecodeErrorKind) -> Option<Bytes> {
+    let DecodeErrorKind::TrailingBytes(n) = kind else {
+        return None;
+    };
+    let end = frame.len().checked_sub(*n)?;
+    let size = u32::try_from(end.checked_sub(4)?).ok()?;
+    let mut out = Vec::with_capacity(end);
+    out.extend_from_slice(&size.to_be_bytes());
+    out.extend_from_slice(frame.get(4..end)?);
+    Some(Bytes::from(out))
+}
+
+/// `frame` (a whole frame) with `tail` appended and its size prefix grown to match.
+fn append_to_frame(mut frame: Vec<u8>, tail: &[u8]) -> Bytes {
+    frame.extend_from_slice(tail);
+    let size = u32::try_from(frame.len().saturating_sub(4)).unwrap_or(u32::MAX);
+    if let Some(prefix) = frame.get_mut(..4) {
+        prefix.copy_from_slice(&size.to_be_bytes());
+    }
+    Bytes::from(frame)
+}
+
 /// What became of one frame.
 enum Outcome {
     Opaque,
@@ -441,26 +519,26 @@ impl Shared {
                 return frame;
             }
         };
-        let (out, outcome, version) = match AnyRequest::decode(&frame, self.cfg.max_frame_size) {
+        let mut extra = Extra::default();
+        let (out, outcome) = match AnyRequest::decode(&frame, self.cfg.max_frame_size) {
             Ok(AnyRequest::Decoded(f)) => {
-                let (out, outcome) = self.check(&frame, f.to_vec());
-                (out, outcome, peek.api_version)
+                if apis::expects_no_response(&f.body) {
+                    lock(tracker).complete(peek.correlation_id);
+                }
+                extra.records = count_records(apis::request_records(&f.body));
+                self.check(&frame, f.to_vec())
             }
-            Ok(AnyRequest::Opaque(_)) => (frame.clone(), Outcome::Opaque, peek.api_version),
-            Err(e) => (
-                frame.clone(),
-                Outcome::Error(e.to_string()),
-                peek.api_version,
-            ),
+            Ok(AnyRequest::Opaque(_)) => (frame.clone(), Outcome::Opaque),
+            Err(e) => (frame.clone(), Outcome::Error(e.to_string())),
         };
         self.record(
             conn,
             Direction::Request,
             peek,
-            version,
+            peek.api_version,
             &frame,
             outcome,
-            false,
+            extra,
         );
         out
     }
@@ -484,9 +562,11 @@ impl Shared {
             peek.api_version,
             self.cfg.max_frame_size,
         );
+        let mut extra = Extra::default();
         let (mut out, outcome, version, mut rewritten) = match decoded {
             Ok(AnyResponse::Decoded(mut f)) => {
                 let version = f.version;
+                extra.records = count_records(apis::response_records(&f.body));
                 let (out, outcome) = self.check(&frame, f.to_vec());
                 // Broker addresses are rewritten after the check, which is about the bytes
                 // that arrived.
@@ -494,38 +574,66 @@ impl Shared {
                 (out, outcome, version, rewritten.then_some(f))
             }
             Ok(AnyResponse::Opaque(_)) => (frame.clone(), Outcome::Opaque, peek.api_version, None),
-            Err(e) => (
-                frame.clone(),
-                Outcome::Error(e.to_string()),
-                peek.api_version,
-                None,
-            ),
+            Err(e) => {
+                // Bytes after a response body are an error here, but Kafka's clients ignore
+                // them; such a frame still gets its broker addresses rewritten (the extra
+                // bytes kept after our encoding), or a client would leave the proxy.
+                let mut rewritten = None;
+                if let (DecodeErrorKind::TrailingBytes(n), Some(body)) =
+                    (e.kind(), trim_frame(&frame, e.kind()))
+                {
+                    if let Ok(AnyResponse::Decoded(mut f)) = AnyResponse::decode(
+                        &body,
+                        peek.api_key,
+                        peek.api_version,
+                        self.cfg.max_frame_size,
+                    ) {
+                        if self.rewrite(&mut f.body).await {
+                            rewritten = Some((f, frame.slice(frame.len() - n..)));
+                        }
+                    }
+                }
+                let outcome = Outcome::Error(e.to_string());
+                if let Some((f, tail)) = rewritten {
+                    extra.rewritten = true;
+                    match f.to_vec().map(|v| append_to_frame(v, &tail)) {
+                        Ok(bytes) => {
+                            self.record(
+                                conn,
+                                Direction::Response,
+                                peek,
+                                peek.api_version,
+                                &frame,
+                                outcome,
+                                extra,
+                            );
+                            return bytes;
+                        }
+                        Err(e) => {
+                            self.connection_error(format!("c{conn}: rewritten response: {e}"))
+                        }
+                    }
+                    extra = Extra::default();
+                }
+                (frame.clone(), outcome, peek.api_version, None)
+            }
         };
         if let Some(f) = rewritten.take() {
+            extra.rewritten = true;
             match f.to_vec() {
                 Ok(bytes) => out = Bytes::from(bytes),
                 Err(e) => self.connection_error(format!("c{conn}: rewritten response: {e}")),
             }
-            self.record(
-                conn,
-                Direction::Response,
-                peek,
-                version,
-                &frame,
-                outcome,
-                true,
-            );
-        } else {
-            self.record(
-                conn,
-                Direction::Response,
-                peek,
-                version,
-                &frame,
-                outcome,
-                false,
-            );
         }
+        self.record(
+            conn,
+            Direction::Response,
+            peek,
+            version,
+            &frame,
+            outcome,
+            extra,
+        );
         out
     }
 
@@ -559,7 +667,7 @@ impl Shared {
     /// Replaces every broker address in `body` by the proxy's listener for that broker;
     /// whether anything was replaced.
     async fn rewrite(&self, body: &mut ResponseBody) -> bool {
-        let endpoints = broker_endpoints(body);
+        let endpoints = apis::broker_endpoints(body);
         if endpoints.is_empty() {
             return false;
         }
@@ -606,14 +714,29 @@ impl Shared {
         version: Version,
         frame: &Bytes,
         outcome: Outcome,
-        rewritten: bool,
+        extra: Extra,
     ) {
         let key = peek.api_key;
         {
             let mut s = lock(&self.summary);
             let c = s.rows.entry((key, version, direction)).or_default();
             c.frames += 1;
-            c.rewritten += u64::from(rewritten);
+            c.rewritten += u64::from(extra.rewritten);
+            c.batches += extra.records.batches;
+            c.records += extra.records.records;
+            c.errors += extra.records.errors.len() as u64;
+            for m in extra.records.errors {
+                if s.errors.len() < KEEP {
+                    s.errors.push(FrameError {
+                        api_key: key,
+                        version,
+                        direction,
+                        message: format!("record batch: {m}"),
+                        frame: frame.clone(),
+                    });
+                }
+            }
+            let c = s.rows.entry((key, version, direction)).or_default();
             match &outcome {
                 Outcome::Opaque => c.opaque += 1,
                 Outcome::Decoded => c.decoded += 1,
@@ -656,14 +779,6 @@ impl Shared {
         let mut sink = lock(&self.sink);
         let _ = writeln!(sink, "{line}");
     }
-}
-
-/// Every broker address a response advertises, as (host, port) to be rewritten in place.
-///
-/// Per-API by necessity: these are the only fields the proxy changes.
-fn broker_endpoints(body: &mut ResponseBody) -> Vec<(&mut Str, &mut i32)> {
-    let _ = body;
-    Vec::new()
 }
 
 fn now_millis() -> u128 {
@@ -757,4 +872,63 @@ fn json_line(
         }
     }
     Json::Object(o).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trailing_bytes_are_cut_and_put_back_with_the_prefix_fixed() {
+        // Size 6: correlation id 1, a body byte 0x2a, then one extra 0x00.
+        let frame = Bytes::from_static(b"\x00\x00\x00\x06\x00\x00\x00\x01\x2a\x00");
+        let cut = trim_frame(&frame, &DecodeErrorKind::TrailingBytes(1)).unwrap();
+        assert_eq!(&cut[..], b"\x00\x00\x00\x05\x00\x00\x00\x01\x2a");
+        assert_eq!(append_to_frame(cut.to_vec(), b"\x00"), frame);
+        // Nothing to cut from a frame shorter than the claim, or for another error.
+        assert!(trim_frame(&frame, &DecodeErrorKind::TrailingBytes(11)).is_none());
+        assert!(trim_frame(&frame, &DecodeErrorKind::NegativeLength(-2)).is_none());
+    }
+
+    #[test]
+    fn the_table_adds_up_the_rows() {
+        let mut s = Summary::default();
+        s.rows.insert(
+            (0, 9, Direction::Request),
+            Counts {
+                frames: 3,
+                decoded: 3,
+                byte_exact: 3,
+                batches: 2,
+                records: 7,
+                ..Counts::default()
+            },
+        );
+        s.rows.insert(
+            (3, 12, Direction::Response),
+            Counts {
+                frames: 2,
+                errors: 1,
+                opaque: 1,
+                rewritten: 1,
+                ..Counts::default()
+            },
+        );
+        let t = s.totals();
+        assert_eq!((t.frames, t.decoded, t.errors, t.batches), (5, 3, 1, 2));
+        let table = s.table();
+        let lines: Vec<Vec<&str>> = table
+            .lines()
+            .map(|l| l.split_whitespace().collect())
+            .collect();
+        assert_eq!(
+            lines[1],
+            ["Produce", "0", "9", "request", "3", "3", "3", "0", "0", "0", "2", "7"]
+        );
+        assert_eq!(
+            lines[2],
+            ["Metadata", "3", "12", "response", "2", "0", "0", "1", "1", "1", "0", "0"]
+        );
+        assert_eq!(lines[3], ["total", "5", "3", "3", "1", "1", "1", "2", "7"]);
+    }
 }
