@@ -24,6 +24,13 @@ Generic operations, over every request and response class kafka-python declares:
   {"op": "decode_frame", "api": NAME, "version": v, "hex": FRAME}
       -> {"values": {...}, "correlation_id": c, "client_id": id, "reencoded_hex": HEX}
 
+  {"op": "gen_data", "api": NAME, "version": v, "seed": s}
+      -> {"hex": BYTES, "values": {...}}
+  {"op": "decode_data", "api": NAME, "hex": BYTES}
+      -> {"values": {...}, "version": v, "reencoded_hex": HEX}
+         the same for the consumer protocol payloads (ConsumerProtocolSubscription and
+         ConsumerProtocolAssignment), which travel with an int16 version in front
+
 Their values are keyed by Kafka's JSON field names (every field the version has, tagged ones
 included, at their defaults when absent); uuids, bytes and records as lowercase hex.
 """
@@ -35,6 +42,9 @@ import uuid
 from kafka.protocol import producer  # noqa: F401 (registers the classes)
 from kafka.protocol import admin, consumer, metadata, sasl  # noqa: F401 (same)
 from kafka.protocol.api_message import ApiMessage
+from kafka.protocol.consumer.metadata import (
+    ConsumerProtocolAssignment, ConsumerProtocolSubscription,
+)
 from kafka.protocol.producer import (
     AddPartitionsToTxnRequest, AddPartitionsToTxnResponse,
     TxnOffsetCommitRequest, TxnOffsetCommitResponse,
@@ -225,6 +235,8 @@ def handle(req):
                          for n, c in sorted(ALL_APIS.items())]}
     if req['op'] in ('gen_frame', 'decode_frame'):
         return handle_generic(req)
+    if req['op'] in ('gen_data', 'decode_data'):
+        return handle_data(req)
     cls = APIS[req['api']]
     if req['op'] == 'versions':
         return {'min': cls.min_version, 'max': cls.max_version}
@@ -267,6 +279,25 @@ def handle_generic(req):
         out = {'values': jdump(msg, cls._struct, version), 'reencoded_hex': bytes(again).hex()}
     out.update(header_info(msg))
     return out
+
+
+DATA = {c.__name__: c for c in (ConsumerProtocolSubscription, ConsumerProtocolAssignment)}
+
+
+def handle_data(req):
+    cls = DATA[req['api']]
+    if req['op'] == 'gen_data':
+        version = req['version']
+        rng = random.Random(req['seed'])
+        msg = gen_struct(rng, cls._struct, cls, version, top=True)
+        return {'hex': bytes(msg.encode(version=version)).hex(),
+                'values': jdump(msg, cls._struct, version)}
+    data = bytes.fromhex(req['hex'])
+    version = int.from_bytes(data[:2], 'big', signed=True)
+    read_as = min(version, cls.max_version)
+    msg = cls.decode(data)
+    return {'values': jdump(msg, cls._struct, read_as), 'version': version,
+            'reencoded_hex': data[:2].hex() + bytes(cls._struct.encode(msg, version=read_as)).hex()}
 
 
 def main():
