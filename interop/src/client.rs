@@ -19,6 +19,11 @@ pub const IO_TIMEOUT: Duration = Duration::from_secs(10);
 /// Kafka's UNSUPPORTED_VERSION error code.
 pub const UNSUPPORTED_VERSION: i16 = 35;
 
+/// Coordinator key type of a consumer group (`FindCoordinatorRequest.KeyType`).
+pub const KEY_TYPE_GROUP: i8 = 0;
+/// Coordinator key type of a transactional id (`FindCoordinatorRequest.KeyType`).
+pub const KEY_TYPE_TRANSACTION: i8 = 1;
+
 /// Why a request/response exchange failed.
 #[derive(Debug)]
 pub enum CallError {

@@ -2,12 +2,11 @@
 //! `tests/` and `README.md`): librdkafka's mock cluster over TCP, Wireshark's Kafka
 //! dissector, and kafka-python's protocol classes.
 //!
-//! The helpers here are what a user of the framework would write: message declarations for
-//! APIs declared the way a user would ([`txn_apis`]), a blocking client on the public frame API
-//! ([`client`]) and a pcap writer ([`pcap`]).
+//! The helpers here are what a user of the framework would write: a blocking client on the
+//! public frame API ([`client`]) and a pcap writer ([`pcap`]). The APIs come from
+//! `kafka_wire_messages`, which declares every Kafka API.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod client;
 pub mod pcap;
-pub mod txn_apis;

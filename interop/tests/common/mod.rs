@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use kafka_wire::{ApiMessage, Version};
 use kafka_wire_interop::client::{negotiate, CallError, Connection, Exchange, LoggedFrame};
-use kafka_wire_interop::txn_apis::{KEY_TYPE_GROUP, KEY_TYPE_TRANSACTION};
+use kafka_wire_interop::client::{KEY_TYPE_GROUP, KEY_TYPE_TRANSACTION};
 use kafka_wire_messages::*;
 use rdkafka::mocking::{MockCluster, MockCoordinator};
 
