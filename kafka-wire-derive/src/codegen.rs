@@ -395,7 +395,10 @@ pub fn generate(s: &Struct) -> TokenStream {
             }
         }
     }
-    // Emit in wire order, runs as one piece each.
+    // Emit in wire order, runs as one piece each. The slices below are in bounds by
+    // construction: `layouts` only makes runs with `first + len <= fields.len()`, and `plan`,
+    // `field_writes` and `field_reads` hold one entry per field. This runs in the compiler,
+    // never on wire input.
     let mut i = 0;
     while i < s.fields.len() {
         let Some(&(first, len)) = runs.iter().find(|(f, _)| *f == i) else {
