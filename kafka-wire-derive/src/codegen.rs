@@ -478,11 +478,14 @@ pub fn generate(s: &Struct) -> TokenStream {
         if flags.is_empty() {
             writes.push(quote!(#st.put_unknown_tags(#b, &self.#unk, #unk_name)?;));
         } else {
+            // Unknown tags after all declared ones is ascending order, as Java writes it:
+            // declared tags are contiguous from 0 (rule 38) and no unknown tag reuses one, so
+            // no unknown tag lies below a declared one (`RawTags::put_below` is never needed).
             writes.push(quote! {
                 #(#presence)*
                 if #st.put_tags(#b, &self.#unk, #count, &[#(#declared),*], #unk_name)? {
                     #(#put_tagged)*
-                    #kw::write_unknown_tagged(#b, &self.#unk);
+                    #kw::RawTags::new(&self.#unk).put_rest(#b);
                 }
             });
         }

@@ -24,15 +24,15 @@ use core::fmt;
 use bytes::{BufMut, Bytes};
 
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
-use crate::field::{Cx, Field};
+use crate::field::{put_array_prefix, Cx, Field};
 use crate::frame::{check_len, declared_len, peek_request, DEFAULT_MAX_FRAME_SIZE};
 use crate::header::{RequestHeader, ResponseHeader};
 use crate::message::{request_header_version, response_header_version, KafkaMessage};
 use crate::meta::{ApiKind, DefaultValue, FieldMeta, KafkaType, StructMeta};
-use crate::primitives::put_uvarint;
 use crate::rules::nullable::{put_struct_marker, read_struct_marker};
 use crate::rules::tagged::{
-    check_unknown_tagged, read_section, tag_not_valid, tagged_cx, tagged_default, Entries,
+    put_section_start, put_tagged_header, read_section, tag_not_valid, tagged_cx, tagged_default,
+    Entries, RawTags,
 };
 use crate::rules::version::{absent_field, check_read_version, check_write_version};
 use crate::types::{Records, Str, UnknownTaggedFields, Uuid};
@@ -813,27 +813,27 @@ fn write_struct(s: &StructValue, cx: Cx, out: &mut Vec<u8>) -> Result<(), Encode
         .collect();
     tagged.sort_by_key(|(f, _)| f.tag);
     let declared: Vec<u32> = tagged.iter().filter_map(|(f, _)| f.tag).collect();
-    check_unknown_tagged(&s.unknown, flex, v, &declared)
-        .map_err(|e| e.in_field(unknown_name(meta)))?;
-    if flex {
-        let present: Vec<(&FieldMeta, &Value)> = tagged
-            .into_iter()
-            .filter(|(f, val)| f.tagged.contains(v) && **val != default_value(f))
-            .collect();
-        put_uvarint(out, (present.len() + s.unknown.len()) as u32);
+    let present: Vec<(&FieldMeta, &Value)> = tagged
+        .into_iter()
+        .filter(|(f, val)| f.tagged.contains(v) && **val != default_value(f))
+        .collect();
+    // The section through the same rule functions as the generated code: the checks and
+    // count, each declared entry's header, and the unknown entries among the declared ones
+    // in ascending tag order.
+    if put_section_start(out, &s.unknown, flex, v, present.len(), &declared)
+        .map_err(|e| e.in_field(unknown_name(meta)))?
+    {
+        let mut raw = RawTags::new(&s.unknown);
         for (f, val) in present {
+            let tag = f.tag.unwrap_or_default();
             let mut payload = Vec::new();
             let tcx = tagged_cx(v, f.nullable.contains(v));
             write_value(&f.ty, val, tcx, &mut payload).map_err(|e| e.in_field(f.rust_name))?;
-            crate::rules::tagged::put_tagged_header(out, f.tag.unwrap_or_default(), payload.len())
-                .map_err(|e| e.in_field(f.rust_name))?;
+            raw.put_below(out, tag);
+            put_tagged_header(out, tag, payload.len()).map_err(|e| e.in_field(f.rust_name))?;
             out.extend_from_slice(&payload);
         }
-        for raw in &s.unknown {
-            put_uvarint(out, raw.tag);
-            put_uvarint(out, raw.data.len() as u32);
-            out.extend_from_slice(&raw.data);
-        }
+        raw.put_rest(out);
     }
     Ok(())
 }
@@ -873,7 +873,7 @@ fn write_value(ty: &KafkaType, val: &Value, cx: Cx, out: &mut Vec<u8>) -> Result
             x.write(out, cx)
         }
         (KafkaType::Array(t), Value::Array(items)) => {
-            write_array_prefix(out, items.len(), cx.compact)?;
+            put_array_prefix(out, Some(items.len()), cx.compact)?;
             let ecx = cx.element();
             for (i, item) in items.iter().enumerate() {
                 write_value(t, item, ecx, out).map_err(|e| e.at_index(i))?;
@@ -891,19 +891,6 @@ fn write_value(ty: &KafkaType, val: &Value, cx: Cx, out: &mut Vec<u8>) -> Result
         }
         _ => Err(mismatch()),
     }
-}
-
-fn write_array_prefix(out: &mut Vec<u8>, n: usize, compact: bool) -> Result<(), EncodeError> {
-    // Compact lengths are uvarint(n + 1) read into a Java int: n + 1 must stay below 2^31.
-    if n > i32::MAX as usize - usize::from(compact) {
-        return Err(EncodeError::new(EncodeErrorKind::LengthTooLarge(n)));
-    }
-    if compact {
-        put_uvarint(out, n as u32 + 1);
-    } else {
-        out.put_i32(n as i32);
-    }
-    Ok(())
 }
 
 // ---- frames -------------------------------------------------------------------------------

@@ -369,6 +369,17 @@ fn put_prefix<B: BufMut + ?Sized>(
     }
 }
 
+/// Writes an array's length prefix (`None`: null), checked against its maximum: the one
+/// function for arrays in both the generated code (through `Vec<T>`) and `dynamic`.
+#[inline]
+pub(crate) fn put_array_prefix<B: BufMut + ?Sized>(
+    buf: &mut B,
+    len: Option<usize>,
+    compact: bool,
+) -> Result<(), EncodeError> {
+    put_prefix(buf, Prefix::I32, len, compact)
+}
+
 /// Reads a length prefix; `None` is Kafka's null marker. Lengths below -1 are errors, and so
 /// is a length larger than what remains (checked before anything is allocated).
 #[inline]
@@ -757,7 +768,7 @@ impl<T: Field> NullableField for Vec<T> {
         buf: &mut B,
         cx: Cx,
     ) -> Result<(), EncodeError> {
-        put_prefix(buf, Prefix::I32, v.map(|a| a.len()), cx.compact)?;
+        put_array_prefix(buf, v.map(|a| a.len()), cx.compact)?;
         if let Some(items) = v {
             let ecx = cx.element();
             // The index is worked out from the iterator on error only: a counter kept

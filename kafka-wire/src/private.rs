@@ -140,7 +140,8 @@ impl St {
 
     /// Checks the unknown tagged fields and writes the tagged section's count: `known` is
     /// how many declared tagged fields will be written. Returns whether the section exists
-    /// (the struct is flexible at this version), so the caller writes the entries.
+    /// (the struct is flexible at this version), so the caller writes the entries, unknown
+    /// ones among the declared in ascending order ([`RawTags`]).
     #[inline(always)]
     pub fn put_tags<B: BufMut + ?Sized>(
         self,
@@ -150,12 +151,8 @@ impl St {
         declared: &[u32],
         i: &'static str,
     ) -> Result<bool, EncodeError> {
-        check_unknown_tagged(unknown, self.flex(), self.v(), declared)
-            .map_err(|e| e.in_field(i))?;
-        if self.flex() {
-            put_count(b, unknown.len() + known);
-        }
-        Ok(self.flex())
+        put_section_start(b, unknown, self.flex(), self.v(), known, declared)
+            .map_err(|e| e.in_field(i))
     }
 
     /// The tagged section of a struct that declares no tagged field: the unknown ones.
@@ -167,7 +164,7 @@ impl St {
         i: &'static str,
     ) -> EncRes {
         if self.put_tags(b, unknown, 0, &[], i)? {
-            write_unknown_tagged(b, unknown);
+            RawTags::new(unknown).put_rest(b);
         }
         Ok(())
     }

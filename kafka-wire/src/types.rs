@@ -356,6 +356,11 @@ impl UnknownTaggedFields {
         self.0.iter()
     }
 
+    /// The fields, in order, as a slice.
+    pub fn as_slice(&self) -> &[RawTaggedField] {
+        &self.0
+    }
+
     /// Mutable access to the list.
     pub fn as_mut_vec(&mut self) -> &mut Vec<RawTaggedField> {
         &mut self.0

@@ -223,3 +223,55 @@ fn misplaced_tag_is_reported_at_the_tag() {
     assert_eq!(t.offset(), 2);
     assert_eq!(t.path().to_string(), "LateTag.name");
 }
+
+/// Tagged sections come out in ascending tag order with unknown tags among the declared
+/// ones, as Java's generated writer puts them (`RawTaggedFieldWriter.writeRawTags` before a
+/// declared tag, the rest at the end). Derived structs have tags contiguous from 0, so only
+/// hand-built metadata can leave a gap: declared tag 2 here, with unknown tags 0 and 5.
+#[test]
+fn unknown_tags_go_out_among_declared_ones_in_ascending_order() {
+    use kafka_wire::{FieldMeta, KafkaType, VersionRange};
+    static FIELDS: [FieldMeta; 1] =
+        [
+            FieldMeta::new("two", "Two", KafkaType::Int8, VersionRange::at_least(0), "")
+                .with_tag(2, VersionRange::at_least(0)),
+        ];
+    static GAP: StructMeta = StructMeta::new(
+        "Gap",
+        VersionRange::at_least(0),
+        VersionRange::at_least(0),
+        "",
+        &FIELDS,
+    )
+    .with_unknown_tagged_field("unknown_tagged_fields");
+    // Java's order: count 3; tag 0 (1 byte: 0xaa); tag 2 (int8 7); tag 5 (2 bytes: 0xbb 0xcc).
+    let java: &[u8] = &[3, 0, 1, 0xaa, 2, 1, 7, 5, 2, 0xbb, 0xcc];
+    let mut unknown = UnknownTaggedFields::new();
+    unknown.push(0, &[0xaa][..]);
+    unknown.push(5, &[0xbb, 0xcc][..]);
+    let value = StructValue {
+        meta: &GAP,
+        fields: vec![dynamic::Value::Int8(7)],
+        unknown,
+    };
+    assert_eq!(dynamic::encode(&value, 0).unwrap(), java);
+    // And Java's bytes read back to the same value and re-encode unchanged.
+    let back = dynamic::decode(&GAP, &Bytes::from_static(java), 0).unwrap();
+    assert_eq!(back, value);
+    assert_eq!(back.unknown, value.unknown);
+    assert_eq!(dynamic::encode(&back, 0).unwrap(), java);
+}
+
+/// The typed codec's side of the same rule: declared tag 0, unknown tags 1 and 3 after it,
+/// in both codecs, from hand-built bytes in Java's order.
+#[test]
+fn typed_and_dynamic_write_unknown_tags_in_ascending_order() {
+    // Leaf at v2: n = 5 (int16); tagged section: 3 entries: tag 0 (`note`, compact string
+    // "a"), tag 1 (0x01), tag 3 (0x02 0x03).
+    let java = Bytes::from_static(&[0, 5, 3, 0, 2, 2, b'a', 1, 1, 1, 3, 2, 2, 3]);
+    let t = Leaf::decode_exact(&java, 2).unwrap();
+    assert_eq!(t.unknown_tagged_fields.len(), 2);
+    assert_eq!(t.encode_to_vec(2).unwrap(), java);
+    let d = dynamic::decode(Leaf::META, &java, 2).unwrap();
+    assert_eq!(dynamic::encode(&d, 2).unwrap(), java);
+}

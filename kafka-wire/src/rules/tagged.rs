@@ -92,14 +92,73 @@ pub fn check_unknown_tagged(
     Ok(())
 }
 
-/// Writes the unknown tagged fields, unchanged.
-#[inline]
-pub fn write_unknown_tagged<B: BufMut + ?Sized>(buf: &mut B, unknown: &UnknownTaggedFields) {
-    for f in unknown {
-        put_uvarint(buf, f.tag);
-        put_uvarint(buf, f.data.len() as u32);
-        buf.put_slice(&f.data);
+/// Checks the unknown tagged fields (see [`check_unknown_tagged`]) and, when the struct is
+/// flexible at `version`, writes the section's count: the unknown fields plus `known`
+/// declared ones. Returns whether the section exists, so the caller writes its entries:
+/// each declared field after [`RawTags::put_below`] its tag, then [`RawTags::put_rest`].
+/// Nothing is written on error.
+#[inline(always)]
+pub fn put_section_start<B: BufMut + ?Sized>(
+    buf: &mut B,
+    unknown: &UnknownTaggedFields,
+    flexible: bool,
+    version: Version,
+    known: usize,
+    declared: &[u32],
+) -> Result<bool, EncodeError> {
+    check_unknown_tagged(unknown, flexible, version, declared)?;
+    if flexible {
+        put_count(buf, unknown.len() + known);
     }
+    Ok(flexible)
+}
+
+/// Writes the unknown tagged fields of a section among the declared ones, so the section
+/// comes out in ascending tag order, as Java's generated writer does
+/// (`RawTaggedFieldWriter.writeRawTags(_writable, tag)` before each declared tag that does
+/// not follow the previous one, then `writeRawTags(_writable, Integer.MAX_VALUE)`). The
+/// fields were checked first ([`check_unknown_tagged`]: ascending, no declared tag reused).
+pub struct RawTags<'a> {
+    rest: &'a [RawTaggedField],
+}
+
+impl<'a> RawTags<'a> {
+    /// A writer over the struct's unknown tagged fields, none written yet.
+    #[inline(always)]
+    pub fn new(unknown: &'a UnknownTaggedFields) -> Self {
+        RawTags {
+            rest: unknown.as_slice(),
+        }
+    }
+
+    /// Writes the unknown fields not yet written whose tag is below `tag`, the next
+    /// declared tag.
+    #[inline(always)]
+    pub fn put_below<B: BufMut + ?Sized>(&mut self, buf: &mut B, tag: u32) {
+        while let Some((f, rest)) = self.rest.split_first() {
+            if f.tag >= tag {
+                break;
+            }
+            put_raw(buf, f);
+            self.rest = rest;
+        }
+    }
+
+    /// Writes the unknown fields not yet written.
+    #[inline(always)]
+    pub fn put_rest<B: BufMut + ?Sized>(self, buf: &mut B) {
+        for f in self.rest {
+            put_raw(buf, f);
+        }
+    }
+}
+
+/// One unknown field, unchanged (its size was checked against [`MAX_TAGGED_SIZE`]).
+#[inline]
+fn put_raw<B: BufMut + ?Sized>(buf: &mut B, f: &RawTaggedField) {
+    put_uvarint(buf, f.tag);
+    put_uvarint(buf, f.data.len() as u32);
+    buf.put_slice(&f.data);
 }
 
 /// The size of the unknown tagged fields.
