@@ -142,6 +142,108 @@ pub fn peek_response(frame: &Bytes) -> Result<i32, DecodeError> {
         .map_err(|e| e.in_field("correlation_id").in_part("header"))
 }
 
+/// How a whole frame is decoded: the [`DecodeLimits`](crate::DecodeLimits) to enforce (its
+/// frame size limit included) and whether bytes left after the body are accepted.
+///
+/// The default is strict: Kafka's default limits, and bytes left after the body are
+/// `TrailingBytes`, so that a decoded frame encodes back to exactly the bytes it came from.
+/// Java's clients and brokers do not look past the body (`AbstractResponse.parseResponse`,
+/// `RequestContext.parseRequest`), so a peer can send a frame they accept and this crate
+/// rejects (librdkafka's mock cluster appends a zero byte to its Metadata v12 answers); a
+/// program that must read such frames opts in with
+/// [`allow_trailing_bytes`](Self::allow_trailing_bytes), and learns how many bytes were
+/// ignored from [`DecodedFrame::trailing_bytes`].
+///
+/// The frame types of `kafka_wire_messages::apis!` take it in their `decode_with_options`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DecodeOptions {
+    /// The limits to enforce while decoding.
+    pub limits: crate::DecodeLimits,
+    /// Accept (and count) bytes left inside the frame after its body, as Java does, instead
+    /// of failing with `TrailingBytes`. Bytes beyond the frame's size prefix are still an
+    /// error: they belong to no frame.
+    pub allow_trailing_bytes: bool,
+}
+
+impl DecodeOptions {
+    /// Strict decoding with Kafka's default limits.
+    pub const DEFAULT: DecodeOptions = DecodeOptions {
+        limits: crate::DecodeLimits::DEFAULT,
+        allow_trailing_bytes: false,
+    };
+
+    /// Strict decoding with Kafka's default limits ([`DecodeOptions::DEFAULT`]).
+    pub const fn new() -> Self {
+        Self::DEFAULT
+    }
+
+    /// These options, enforcing `limits`.
+    pub const fn with_limits(mut self, limits: crate::DecodeLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// These options, accepting bytes left after the body when `allow` is set (see
+    /// [`allow_trailing_bytes`](Self::allow_trailing_bytes)).
+    pub const fn with_trailing_bytes(mut self, allow: bool) -> Self {
+        self.allow_trailing_bytes = allow;
+        self
+    }
+
+    /// A reader over a complete frame after its size prefix, which is checked against the
+    /// frame size limit and the frame's length (see [`open_frame`]), enforcing the limits.
+    pub fn open<'a>(&'a self, frame: &'a Bytes) -> Result<Reader<'a>, DecodeError> {
+        Ok(open_frame(frame, self.limits.frame_size())?.limited(&self.limits))
+    }
+
+    /// Ends a frame's decode: the number of bytes left after the body, which is 0 unless
+    /// trailing bytes are allowed (otherwise they are `TrailingBytes`, as in
+    /// [`ensure_consumed`]).
+    pub fn finish(&self, r: &Reader<'_>) -> Result<usize, DecodeError> {
+        if self.allow_trailing_bytes {
+            Ok(r.remaining())
+        } else {
+            ensure_consumed(r).map(|()| 0)
+        }
+    }
+}
+
+impl Default for DecodeOptions {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+impl From<crate::DecodeLimits> for DecodeOptions {
+    /// Strict decoding with `limits`.
+    fn from(limits: crate::DecodeLimits) -> Self {
+        Self::DEFAULT.with_limits(limits)
+    }
+}
+
+/// A frame decoded with [`DecodeOptions`], and how many bytes after its body were ignored.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct DecodedFrame<F> {
+    /// The decoded frame.
+    pub frame: F,
+    /// The bytes left inside the frame after its body and ignored: always 0 unless
+    /// [`DecodeOptions::allow_trailing_bytes`] is set. Such a frame does not encode back to
+    /// the bytes it came from.
+    pub trailing_bytes: usize,
+}
+
+impl<F> DecodedFrame<F> {
+    /// The frame, with `trailing_bytes` ignored after its body.
+    pub fn new(frame: F, trailing_bytes: usize) -> Self {
+        DecodedFrame {
+            frame,
+            trailing_bytes,
+        }
+    }
+}
+
 /// Fails with `TrailingBytes` unless every byte of the frame has been read.
 pub fn ensure_consumed(r: &Reader<'_>) -> Result<(), DecodeError> {
     if r.is_empty() {

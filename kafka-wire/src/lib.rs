@@ -77,6 +77,7 @@ pub use error::{
     DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldPath, PathSegment,
 };
 pub use field::{Cx, Field, NullableField, MAX_STRING_LEN};
+pub use frame::{DecodeOptions, DecodedFrame};
 pub use header::{RequestHeader, ResponseHeader};
 pub use limits::{DecodeLimits, Limit};
 pub use message::{

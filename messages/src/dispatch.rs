@@ -416,7 +416,20 @@ macro_rules! apis {
             /// outside the API's request versions `UnsupportedVersion`, and bytes left after the
             /// body `TrailingBytes`.
             pub fn decode_with_max(frame: &$crate::__private::Bytes, max_size: usize) -> Result<Self, $crate::__private::DecodeError> {
-                let mut r = $crate::__private::frame::open_frame(frame, max_size)?;
+                let options = $crate::__private::DecodeOptions::DEFAULT
+                    .with_limits($crate::__private::DecodeLimits::DEFAULT.max_frame_size(max_size));
+                Self::decode_with_options(frame, &options).map(|d| d.frame)
+            }
+
+            /// Decodes a whole request frame as [`decode_with_max`](Self::decode_with_max) does,
+            /// with the limits of `options` (frame size included), and, if `options` allows
+            /// them, ignoring bytes left after the body (Java's brokers do not look past it); the
+            /// result says how many were ignored.
+            pub fn decode_with_options(
+                frame: &$crate::__private::Bytes,
+                options: &$crate::__private::DecodeOptions,
+            ) -> Result<$crate::__private::DecodedFrame<Self>, $crate::__private::DecodeError> {
+                let mut r = options.open(frame)?;
                 let (key, version) = $crate::__private::frame::peek_request(frame)?;
                 let api = ApiKey::from_i16(key).ok_or_else(|| {
                     $crate::__private::DecodeError::new($crate::__private::DecodeErrorKind::UnknownApiKey(key), 4)
@@ -431,8 +444,8 @@ macro_rules! apis {
                 let header = <$crate::__private::RequestHeader as $crate::__private::KafkaMessage>::decode(&mut r, api.request_header_version(version))
                     .map_err(|e| e.in_part("header"))?;
                 let body = RequestBody::decode(api, version, &mut r).map_err(|e| e.in_part("body"))?;
-                $crate::__private::frame::ensure_consumed(&r)?;
-                Ok(RequestFrame { header, body })
+                let trailing = options.finish(&r)?;
+                Ok($crate::__private::DecodedFrame::new(RequestFrame { header, body }, trailing))
             }
 
             /// Decodes only the request header of a frame, whatever its body: what a broker needs to
@@ -562,20 +575,36 @@ macro_rules! apis {
                 version: $crate::__private::Version,
                 max_size: usize,
             ) -> Result<Self, $crate::__private::DecodeError> {
-                let mut r = $crate::__private::frame::open_frame(frame, max_size)?;
+                let options = $crate::__private::DecodeOptions::DEFAULT
+                    .with_limits($crate::__private::DecodeLimits::DEFAULT.max_frame_size(max_size));
+                Self::decode_with_options(frame, api_key, version, &options).map(|d| d.frame)
+            }
+
+            /// Decodes a whole response frame as [`decode_with_max`](Self::decode_with_max) does,
+            /// with the limits of `options` (frame size included), and, if `options` allows
+            /// them, ignoring bytes left after the body (Java's clients do not look past it); the
+            /// result says how many were ignored.
+            pub fn decode_with_options(
+                frame: &$crate::__private::Bytes,
+                api_key: ApiKey,
+                version: $crate::__private::Version,
+                options: &$crate::__private::DecodeOptions,
+            ) -> Result<$crate::__private::DecodedFrame<Self>, $crate::__private::DecodeError> {
+                let mut r = options.open(frame)?;
                 if !api_key.response_versions().contains(version) {
                     return Err($crate::__private::unsupported(api_key.name(), version, r.position()));
                 }
                 let header = <$crate::__private::ResponseHeader as $crate::__private::KafkaMessage>::decode(&mut r, api_key.response_header_version(version))
                     .map_err(|e| e.in_part("header"))?;
                 let body = ResponseBody::decode(api_key, version, &mut r).map_err(|e| e.in_part("body"))?;
-                $crate::__private::frame::ensure_consumed(&r)?;
-                Ok(ResponseFrame {
+                let trailing = options.finish(&r)?;
+                let frame = ResponseFrame {
                     header,
                     api_key,
                     version,
                     body,
-                })
+                };
+                Ok($crate::__private::DecodedFrame::new(frame, trailing))
             }
 
             /// The size of the whole frame, size prefix included.

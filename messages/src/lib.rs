@@ -53,10 +53,10 @@ pub mod __private {
     pub use bytes::{BufMut, Bytes, BytesMut};
     pub use core::fmt;
     pub use kafka_wire;
-    pub use kafka_wire::frame::{self, DEFAULT_MAX_FRAME_SIZE};
+    pub use kafka_wire::frame::{self, DecodeOptions, DecodedFrame, DEFAULT_MAX_FRAME_SIZE};
     pub use kafka_wire::{
-        DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, KafkaMessage, Reader,
-        RequestHeader, ResponseHeader, Str, StructMeta, Version, VersionRange,
+        DecodeError, DecodeErrorKind, DecodeLimits, EncodeError, EncodeErrorKind, KafkaMessage,
+        Reader, RequestHeader, ResponseHeader, Str, StructMeta, Version, VersionRange,
     };
 
     /// `UnsupportedVersion` of the API `name` at `version`, at `offset`.
