@@ -260,7 +260,16 @@ pub fn decode_request<M: ApiMessage>(
     frame: &Bytes,
     max_size: usize,
 ) -> Result<(RequestHeader, M), DecodeError> {
-    let mut r = open_frame(frame, max_size)?;
+    decode_request_with_limits(frame, &crate::DecodeLimits::new().max_frame_size(max_size))
+}
+
+/// [`decode_request`] enforcing `limits` (its frame size limit included): a value above a
+/// limit is `LimitExceeded`, with its offset and field path.
+pub fn decode_request_with_limits<M: ApiMessage>(
+    frame: &Bytes,
+    limits: &crate::DecodeLimits,
+) -> Result<(RequestHeader, M), DecodeError> {
+    let mut r = open_frame(frame, limits.frame_size())?.limited(limits);
     let (key, version) = peek_request(frame)?;
     if key != M::API_KEY {
         return Err(DecodeError::new(DecodeErrorKind::UnknownApiKey(key), 4).in_part("header"));
@@ -279,7 +288,20 @@ pub fn decode_response<M: ApiMessage>(
     version: Version,
     max_size: usize,
 ) -> Result<(ResponseHeader, M), DecodeError> {
-    let mut r = open_frame(frame, max_size)?;
+    decode_response_with_limits(
+        frame,
+        version,
+        &crate::DecodeLimits::new().max_frame_size(max_size),
+    )
+}
+
+/// [`decode_response`] enforcing `limits` (its frame size limit included).
+pub fn decode_response_with_limits<M: ApiMessage>(
+    frame: &Bytes,
+    version: Version,
+    limits: &crate::DecodeLimits,
+) -> Result<(ResponseHeader, M), DecodeError> {
+    let mut r = open_frame(frame, limits.frame_size())?.limited(limits);
     let header = ResponseHeader::decode(&mut r, M::header_version(version))
         .map_err(|e| e.in_part("header"))?;
     let body = M::decode(&mut r, version).map_err(|e| e.in_part("body"))?;

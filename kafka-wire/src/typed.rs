@@ -19,13 +19,15 @@
 use bytes::{Bytes, BytesMut};
 
 use crate::error::{DecodeError, EncodeError};
+use crate::frame::DecodeOptions;
 use crate::{RequestHeader, Version};
 
 /// A whole request frame type: decoded from a frame (size prefix included) whose API it
 /// picks from the header, and encoded back with its size prefix.
 pub trait TypedRequest: Sized {
-    /// Decodes a whole frame, rejecting a size prefix above `max_size`.
-    fn decode_frame(frame: &Bytes, max_size: usize) -> Result<Self, DecodeError>;
+    /// Decodes a whole frame with `options`: its limits (a size prefix above the frame size
+    /// limit is rejected first) and whether bytes after the body are accepted.
+    fn decode_frame(frame: &Bytes, options: &DecodeOptions) -> Result<Self, DecodeError>;
     /// Appends the whole frame, size prefix included.
     fn encode_frame(&self, buf: &mut BytesMut) -> Result<(), EncodeError>;
     /// The request header (API key, version and correlation id).
@@ -35,13 +37,13 @@ pub trait TypedRequest: Sized {
 /// A whole response frame type, decoded knowing the API key and version of the request it
 /// answers (which a response does not carry).
 pub trait TypedResponse: Sized {
-    /// Decodes a whole frame answering a request of `api_key` at `version`, rejecting a size
-    /// prefix above `max_size`.
+    /// Decodes a whole frame answering a request of `api_key` at `version`, with `options`
+    /// (limits, frame size included, and leniency).
     fn decode_frame(
         frame: &Bytes,
         api_key: i16,
         version: Version,
-        max_size: usize,
+        options: &DecodeOptions,
     ) -> Result<Self, DecodeError>;
     /// Appends the whole frame, size prefix included.
     fn encode_frame(&self, buf: &mut BytesMut) -> Result<(), EncodeError>;
@@ -62,7 +64,8 @@ mod codecs {
     use crate::codec::{CodecError, Decoder, Encoder, FrameCodec};
     use crate::correlation::{CorrelationTracker, TrackError};
     use crate::error::{DecodeError, EncodeError, EncodeErrorKind};
-    use crate::frame::{peek_response, RequestPeek};
+    use crate::frame::{peek_response, DecodeOptions, RequestPeek};
+    use crate::DecodeLimits;
 
     /// Why a typed codec failed. After any of these the connection is out of step and should
     /// be closed.
@@ -137,22 +140,46 @@ mod codecs {
     #[derive(Debug)]
     pub struct ServerCodec<Req, Resp> {
         frames: FrameCodec,
+        options: DecodeOptions,
         types: PhantomData<fn(Resp) -> Req>,
     }
 
     impl<Req, Resp> ServerCodec<Req, Resp> {
-        /// A codec with Kafka's default maximum frame size.
+        /// A codec with Kafka's default limits.
         pub fn new() -> Self {
-            Self::with_frame_codec(FrameCodec::new())
+            Self::with_options(DecodeOptions::DEFAULT)
         }
 
-        /// A codec splitting frames with `frames` (and its maximum frame size).
+        /// A codec splitting frames with `frames` (and its maximum frame size), decoding them
+        /// with the default limits otherwise.
         pub fn with_frame_codec(frames: FrameCodec) -> Self {
             ServerCodec {
+                options: options_for(&frames),
                 frames,
                 types: PhantomData,
             }
         }
+
+        /// A codec enforcing `limits`: the frame size limit when splitting the stream, the
+        /// others when decoding each frame (a value above one is an [`Undecodable`] frame
+        /// whose error is `LimitExceeded`, with its offset and field path).
+        pub fn with_limits(limits: &DecodeLimits) -> Self {
+            Self::with_options(DecodeOptions::from(*limits))
+        }
+
+        /// A codec decoding frames with `options` (limits and leniency).
+        pub fn with_options(options: DecodeOptions) -> Self {
+            ServerCodec {
+                frames: FrameCodec::with_limits(&options.limits),
+                options,
+                types: PhantomData,
+            }
+        }
+    }
+
+    /// The options of a codec built from a frame codec: its frame size, default limits.
+    fn options_for(frames: &FrameCodec) -> DecodeOptions {
+        DecodeOptions::from(DecodeLimits::new().max_frame_size(frames.max_frame_size()))
     }
 
     impl<Req, Resp> Default for ServerCodec<Req, Resp> {
@@ -169,14 +196,13 @@ mod codecs {
             let Some(frame) = self.frames.decode(src)? else {
                 return Ok(None);
             };
-            let max = self.frames.max_frame_size();
-            Ok(Some(Req::decode_frame(&frame, max).map_err(|error| {
-                Undecodable {
+            Ok(Some(Req::decode_frame(&frame, &self.options).map_err(
+                |error| Undecodable {
                     frame,
                     error,
                     request: None,
-                }
-            })))
+                },
+            )))
         }
     }
 
@@ -211,20 +237,40 @@ mod codecs {
     #[derive(Debug)]
     pub struct ClientCodec<Req, Resp> {
         frames: FrameCodec,
+        options: DecodeOptions,
         in_flight: CorrelationTracker<RequestPeek>,
         types: PhantomData<fn(Req) -> Resp>,
     }
 
     impl<Req, Resp> ClientCodec<Req, Resp> {
-        /// A codec with Kafka's default maximum frame size.
+        /// A codec with Kafka's default limits.
         pub fn new() -> Self {
-            Self::with_frame_codec(FrameCodec::new())
+            Self::with_options(DecodeOptions::DEFAULT)
         }
 
-        /// A codec splitting frames with `frames` (and its maximum frame size).
+        /// A codec splitting frames with `frames` (and its maximum frame size), decoding them
+        /// with the default limits otherwise.
         pub fn with_frame_codec(frames: FrameCodec) -> Self {
             ClientCodec {
+                options: options_for(&frames),
                 frames,
+                in_flight: CorrelationTracker::new(),
+                types: PhantomData,
+            }
+        }
+
+        /// A codec enforcing `limits`: the frame size limit when splitting the stream, the
+        /// others when decoding each response (a value above one is an [`Undecodable`]
+        /// response whose error is `LimitExceeded`, with its offset and field path).
+        pub fn with_limits(limits: &DecodeLimits) -> Self {
+            Self::with_options(DecodeOptions::from(*limits))
+        }
+
+        /// A codec decoding responses with `options` (limits and leniency).
+        pub fn with_options(options: DecodeOptions) -> Self {
+            ClientCodec {
+                frames: FrameCodec::with_limits(&options.limits),
+                options,
                 in_flight: CorrelationTracker::new(),
                 types: PhantomData,
             }
@@ -276,15 +322,14 @@ mod codecs {
                 .in_flight
                 .complete(correlation_id)
                 .ok_or(TrackError::Unmatched(correlation_id))?;
-            let max = self.frames.max_frame_size();
             Ok(Some(
-                Resp::decode_frame(&frame, sent.api_key, sent.api_version, max).map_err(|error| {
-                    Undecodable {
+                Resp::decode_frame(&frame, sent.api_key, sent.api_version, &self.options).map_err(
+                    |error| Undecodable {
                         frame,
                         error,
                         request: Some(sent),
-                    }
-                }),
+                    },
+                ),
             ))
         }
     }

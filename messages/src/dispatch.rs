@@ -422,6 +422,16 @@ macro_rules! apis {
             }
 
             /// Decodes a whole request frame as [`decode_with_max`](Self::decode_with_max) does,
+            /// enforcing `limits` (its frame size limit included): a value above a limit is
+            /// `LimitExceeded`, with its offset and field path.
+            pub fn decode_with_limits(
+                frame: &$crate::__private::Bytes,
+                limits: &$crate::__private::DecodeLimits,
+            ) -> Result<Self, $crate::__private::DecodeError> {
+                Self::decode_with_options(frame, &$crate::__private::DecodeOptions::from(*limits)).map(|d| d.frame)
+            }
+
+            /// Decodes a whole request frame as [`decode_with_max`](Self::decode_with_max) does,
             /// with the limits of `options` (frame size included), and, if `options` allows
             /// them, ignoring bytes left after the body (Java's brokers do not look past it); the
             /// result says how many were ignored.
@@ -457,7 +467,13 @@ macro_rules! apis {
             /// version; for an undeclared API key it is v1 (v2 only appends a tagged section to the
             /// same fields). The size prefix is checked against `max_size`; the body is not read.
             pub fn decode_header(frame: &$crate::__private::Bytes, max_size: usize) -> Result<$crate::__private::RequestHeader, $crate::__private::DecodeError> {
-                let mut r = $crate::__private::frame::open_frame(frame, max_size)?;
+                Self::decode_header_with_limits(frame, &$crate::__private::DecodeLimits::DEFAULT.max_frame_size(max_size))
+            }
+
+            /// [`decode_header`](Self::decode_header) enforcing `limits` (the frame size limit,
+            /// and the string limit on the client id).
+            pub fn decode_header_with_limits(frame: &$crate::__private::Bytes, limits: &$crate::__private::DecodeLimits) -> Result<$crate::__private::RequestHeader, $crate::__private::DecodeError> {
+                let mut r = $crate::__private::frame::open_frame(frame, limits.frame_size())?.limited(limits);
                 let (key, version) = $crate::__private::frame::peek_request(frame)?;
                 let header_version =
                     ApiKey::from_i16(key).map_or(1, |api| api.request_header_version(version));
@@ -558,9 +574,22 @@ macro_rules! apis {
                 version: $crate::__private::Version,
                 max_size: usize,
             ) -> Result<Self, $crate::__private::DecodeError> {
-                match Self::decode_with_max(frame, api_key, version, max_size) {
+                let options = $crate::__private::DecodeOptions::DEFAULT
+                    .with_limits($crate::__private::DecodeLimits::DEFAULT.max_frame_size(max_size));
+                Self::decode_with_fallback_options(frame, api_key, version, &options).map(|d| d.frame)
+            }
+
+            /// [`decode_with_fallback`](Self::decode_with_fallback) with the limits and leniency
+            /// of `options` (see [`decode_with_options`](Self::decode_with_options)).
+            pub fn decode_with_fallback_options(
+                frame: &$crate::__private::Bytes,
+                api_key: ApiKey,
+                version: $crate::__private::Version,
+                options: &$crate::__private::DecodeOptions,
+            ) -> Result<$crate::__private::DecodedFrame<Self>, $crate::__private::DecodeError> {
+                match Self::decode_with_options(frame, api_key, version, options) {
                     Err(e) if api_key.key() == $crate::__private::kafka_wire::API_VERSIONS_KEY && version > 0 => {
-                        Self::decode_with_max(frame, api_key, 0, max_size).map_err(|_| e)
+                        Self::decode_with_options(frame, api_key, 0, options).map_err(|_| e)
                     }
                     other => other,
                 }
@@ -578,6 +607,19 @@ macro_rules! apis {
                 let options = $crate::__private::DecodeOptions::DEFAULT
                     .with_limits($crate::__private::DecodeLimits::DEFAULT.max_frame_size(max_size));
                 Self::decode_with_options(frame, api_key, version, &options).map(|d| d.frame)
+            }
+
+            /// Decodes a whole response frame as [`decode_with_max`](Self::decode_with_max) does,
+            /// enforcing `limits` (its frame size limit included): a value above a limit is
+            /// `LimitExceeded`, with its offset and field path.
+            pub fn decode_with_limits(
+                frame: &$crate::__private::Bytes,
+                api_key: ApiKey,
+                version: $crate::__private::Version,
+                limits: &$crate::__private::DecodeLimits,
+            ) -> Result<Self, $crate::__private::DecodeError> {
+                Self::decode_with_options(frame, api_key, version, &$crate::__private::DecodeOptions::from(*limits))
+                    .map(|d| d.frame)
             }
 
             /// Decodes a whole response frame as [`decode_with_max`](Self::decode_with_max) does,
@@ -653,9 +695,9 @@ macro_rules! apis {
         impl $crate::__private::kafka_wire::typed::TypedRequest for RequestFrame {
             fn decode_frame(
                 frame: &$crate::__private::Bytes,
-                max_size: usize,
+                options: &$crate::__private::DecodeOptions,
             ) -> Result<Self, $crate::__private::DecodeError> {
-                RequestFrame::decode_with_max(frame, max_size)
+                RequestFrame::decode_with_options(frame, options).map(|d| d.frame)
             }
 
             fn encode_frame(
@@ -672,12 +714,12 @@ macro_rules! apis {
 
         impl $crate::__private::kafka_wire::typed::TypedResponse for ResponseFrame {
             /// Decodes with the ApiVersions fallback of
-            /// [`decode_with_fallback`](ResponseFrame::decode_with_fallback).
+            /// [`decode_with_fallback_options`](ResponseFrame::decode_with_fallback_options).
             fn decode_frame(
                 frame: &$crate::__private::Bytes,
                 api_key: i16,
                 version: $crate::__private::Version,
-                max_size: usize,
+                options: &$crate::__private::DecodeOptions,
             ) -> Result<Self, $crate::__private::DecodeError> {
                 let api = ApiKey::from_i16(api_key).ok_or_else(|| {
                     $crate::__private::DecodeError::new(
@@ -686,7 +728,7 @@ macro_rules! apis {
                     )
                     .in_field("api_key")
                 })?;
-                ResponseFrame::decode_with_fallback(frame, api, version, max_size)
+                ResponseFrame::decode_with_fallback_options(frame, api, version, options).map(|d| d.frame)
             }
 
             fn encode_frame(

@@ -16,8 +16,8 @@
 //! ```
 
 use bytes::Bytes;
-use kafka_wire::frame::{self, RequestPeek};
-use kafka_wire::{DecodeError, ResponseHeader, Version};
+use kafka_wire::frame::{self, DecodeOptions, RequestPeek};
+use kafka_wire::{DecodeError, DecodeLimits, ResponseHeader, Version};
 
 use crate::known;
 use crate::{ApiKey, RequestFrame, ResponseFrame};
@@ -70,10 +70,17 @@ impl AnyRequest {
     /// [`AnyRequest::Opaque`] (only its size prefix and first three header fields are
     /// checked); a declared one that does not decode is an error.
     pub fn decode(frame: &Bytes, max_size: usize) -> Result<Self, DecodeError> {
+        Self::decode_with_limits(frame, &DecodeLimits::new().max_frame_size(max_size))
+    }
+
+    /// [`decode`](Self::decode) enforcing `limits` on a declared API (the frame size limit
+    /// on any).
+    pub fn decode_with_limits(frame: &Bytes, limits: &DecodeLimits) -> Result<Self, DecodeError> {
+        let max_size = limits.frame_size();
         let total = frame::declared_len(frame, max_size)?;
         let peek = frame::peek_request_header(frame)?;
         if declared(peek.api_key, peek.api_version, true).is_some() {
-            return RequestFrame::decode_with_max(frame, max_size)
+            return RequestFrame::decode_with_limits(frame, limits)
                 .map(|f| AnyRequest::Decoded(Box::new(f)));
         }
         if total != frame.len() {
@@ -141,11 +148,25 @@ impl AnyResponse {
         version: Version,
         max_size: usize,
     ) -> Result<Self, DecodeError> {
+        let limits = DecodeLimits::new().max_frame_size(max_size);
+        Self::decode_with_limits(frame, api_key, version, &limits)
+    }
+
+    /// [`decode`](Self::decode) enforcing `limits` on a declared API (the frame size limit
+    /// on any).
+    pub fn decode_with_limits(
+        frame: &Bytes,
+        api_key: i16,
+        version: Version,
+        limits: &DecodeLimits,
+    ) -> Result<Self, DecodeError> {
+        let max_size = limits.frame_size();
         let total = frame::declared_len(frame, max_size)?;
         let correlation_id = frame::peek_response(frame)?;
         if let Some(api) = declared(api_key, version, false) {
-            return ResponseFrame::decode_with_fallback(frame, api, version, max_size)
-                .map(|f| AnyResponse::Decoded(Box::new(f)));
+            let options = DecodeOptions::from(*limits);
+            return ResponseFrame::decode_with_fallback_options(frame, api, version, &options)
+                .map(|f| AnyResponse::Decoded(Box::new(f.frame)));
         }
         if total != frame.len() {
             frame::open_frame(frame, max_size)?;

@@ -129,3 +129,64 @@ fn client_matches_responses_by_correlation_id_with_the_api_versions_fallback() {
         StreamError::Correlation(TrackError::Unmatched(1))
     ));
 }
+
+/// The codecs take the same limits as the frame decoders: a value above one makes the frame
+/// undecodable (the stream goes on) with `LimitExceeded`, its offset and path.
+#[test]
+fn codecs_take_decode_limits() {
+    use kafka_wire::{DecodeLimits, Limit};
+    // The request's client id "c" is a 1-byte string at 12 (after size, key, version and
+    // correlation id).
+    let limits = DecodeLimits::new().max_string_len(0);
+    let mut codec = ServerCodec::<RequestFrame, ResponseFrame>::with_limits(&limits);
+    let mut buf = BytesMut::from(API_VERSIONS_V3_REQUEST);
+    let bad = codec.decode(&mut buf).unwrap().unwrap().unwrap_err();
+    assert_eq!(
+        bad.error.kind(),
+        &DecodeErrorKind::LimitExceeded {
+            limit: Limit::StringLen,
+            value: 1,
+            max: 0
+        }
+    );
+    assert_eq!(bad.error.offset(), 12);
+    assert!(
+        bad.error.path().to_string().ends_with("client_id"),
+        "{}",
+        bad.error
+    );
+    // The frame size limit splits the stream: a 17-byte frame above 16 ends it.
+    let mut codec = ServerCodec::<RequestFrame, ResponseFrame>::with_limits(
+        &DecodeLimits::new().max_frame_size(16),
+    );
+    let mut buf = BytesMut::from(API_VERSIONS_V3_REQUEST);
+    assert!(codec.decode(&mut buf).is_err());
+
+    // The v0 answer's api_keys array (one entry) has its count at 10: after size, correlation
+    // id and error_code.
+    let limits = DecodeLimits::new().max_array_len(0);
+    let mut client = ClientCodec::<RequestFrame, ResponseFrame>::with_limits(&limits);
+    let mut out = BytesMut::new();
+    client
+        .encode(
+            RequestFrame::new(1, Some("c".into()), 0, ApiVersionsRequest::default()),
+            &mut out,
+        )
+        .unwrap();
+    let mut buf = BytesMut::from(V0_ANSWER);
+    let bad = client.decode(&mut buf).unwrap().unwrap().unwrap_err();
+    assert_eq!(
+        bad.error.kind(),
+        &DecodeErrorKind::LimitExceeded {
+            limit: Limit::ArrayLen,
+            value: 1,
+            max: 0
+        }
+    );
+    assert_eq!(bad.error.offset(), 10);
+    assert!(
+        bad.error.path().to_string().ends_with("api_keys"),
+        "{}",
+        bad.error
+    );
+}

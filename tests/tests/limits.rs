@@ -112,3 +112,145 @@ fn the_frame_reader_takes_the_same_limits() {
     let e = frame::read_frame_with_limits(&mut big, &limits).unwrap_err();
     assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
 }
+
+// ---- the same limits through every frame-level entry point -------------------------------
+//
+// Offsets are laid out by hand from Kafka's RequestHeader.json (v2: api key, version,
+// correlation id, int16 client id, tags), ResponseHeader.json (v0: correlation id) and the
+// message schemas, after the 4-byte size prefix.
+
+/// `sample()` as a TxnOffsetCommit v3 request frame with client id "c": the header takes
+/// bytes 4..16, so the body starts at 16. Body: transactional_id "txn-id" at 16 (7 bytes),
+/// group_id "group" 23..29, producer_id, producer_epoch, generation_id 29..43, member_id ""
+/// at 43, group_instance_id null at 44, topics count at 45, topic 0: name "topic" 46..52,
+/// partitions count at 52, three 18-byte partitions 53..107, then its tagged section: count
+/// at 107, tag 7 at 108 (4 bytes of data), tag 9 at 114.
+fn sample_request_frame() -> Bytes {
+    RequestFrame::new(7, Some("c".into()), 3, sample())
+        .to_bytes()
+        .unwrap()
+}
+
+/// Checks `e` is `limit` exceeded by `value` over `max` at `offset`, in `field`.
+#[track_caller]
+fn assert_limit(e: &DecodeError, limit: Limit, value: u64, max: u64, offset: usize, field: &str) {
+    assert_eq!(limit_of(e), (limit, value, max), "{e}");
+    assert_eq!(e.offset(), offset, "{e}");
+    let path = e.path().to_string();
+    assert!(path.ends_with(field), "{path} does not end with {field}");
+}
+
+#[test]
+fn request_frames_take_the_same_limits() {
+    let f = sample_request_frame();
+    let dec = |l: DecodeLimits| RequestFrame::decode_with_limits(&f, &l).unwrap_err();
+    let e = dec(DecodeLimits::new().max_string_len(5));
+    assert_limit(
+        &e,
+        Limit::StringLen,
+        6,
+        5,
+        16,
+        "TxnOffsetCommitRequest.transactional_id",
+    );
+    let e = dec(DecodeLimits::new().max_array_len(2));
+    assert_limit(&e, Limit::ArrayLen, 3, 2, 52, "topics[0].partitions");
+    let e = dec(DecodeLimits::new().max_unknown_tagged_fields(1));
+    assert_limit(&e, Limit::UnknownTaggedFields, 2, 1, 114, "topics[0]");
+    let e = dec(DecodeLimits::new().max_unknown_tagged_bytes(5));
+    assert_limit(&e, Limit::UnknownTaggedBytes, 6, 5, 114, "topics[0]");
+    // The frame size limit is checked from the prefix alone: `FrameTooLarge` at 0.
+    let e = dec(DecodeLimits::new().max_frame_size(100));
+    assert_eq!(
+        e.kind(),
+        &DecodeErrorKind::FrameTooLarge {
+            size: f.len() as i64 - 4,
+            max: 100
+        }
+    );
+    assert_eq!(e.offset(), 0);
+    // The defaults decode it, and so does each limit set just high enough.
+    assert!(RequestFrame::decode_with_limits(&f, &DecodeLimits::new()).is_ok());
+    let enough = DecodeLimits::new()
+        .max_string_len(6)
+        .max_array_len(3)
+        .max_unknown_tagged_fields(2)
+        .max_unknown_tagged_bytes(6)
+        .max_frame_size(f.len() - 4);
+    assert_eq!(
+        RequestFrame::decode_with_limits(&f, &enough).unwrap().body,
+        RequestBody::TxnOffsetCommit(sample())
+    );
+
+    // The same through the generic frame decoder and the pass-through one.
+    let e = frame::decode_request_with_limits::<TxnOffsetCommitRequest>(
+        &f,
+        &DecodeLimits::new().max_array_len(2),
+    )
+    .unwrap_err();
+    assert_limit(&e, Limit::ArrayLen, 3, 2, 52, "topics[0].partitions");
+    let e = AnyRequest::decode_with_limits(&f, &DecodeLimits::new().max_string_len(5)).unwrap_err();
+    assert_limit(&e, Limit::StringLen, 6, 5, 16, "transactional_id");
+}
+
+#[test]
+fn request_headers_take_the_same_limits() {
+    // Client id "client" (6 bytes) at 12, after api key, version and correlation id.
+    let f = RequestFrame::new(7, Some("client".into()), 3, sample())
+        .to_bytes()
+        .unwrap();
+    let limits = DecodeLimits::new().max_string_len(5);
+    let e = RequestFrame::decode_header_with_limits(&f, &limits).unwrap_err();
+    assert_limit(&e, Limit::StringLen, 6, 5, 12, "client_id");
+    let e = RequestFrame::decode_with_limits(&f, &limits).unwrap_err();
+    assert_limit(&e, Limit::StringLen, 6, 5, 12, "client_id");
+    assert!(RequestFrame::decode_header_with_limits(&f, &DecodeLimits::new()).is_ok());
+}
+
+#[test]
+fn bytes_fields_in_frames_take_the_bytes_limit() {
+    // SaslAuthenticate v2 (flexible): header v2 with client id "c" (4..16), then auth_bytes,
+    // a compact bytes field, at 16.
+    let body = SaslAuthenticateRequest {
+        auth_bytes: Bytes::from_static(b"abcd"),
+        ..Default::default()
+    };
+    let f = RequestFrame::new(1, Some("c".into()), 2, body)
+        .to_bytes()
+        .unwrap();
+    let e =
+        RequestFrame::decode_with_limits(&f, &DecodeLimits::new().max_bytes_len(3)).unwrap_err();
+    assert_limit(&e, Limit::BytesLen, 4, 3, 16, "auth_bytes");
+    assert!(RequestFrame::decode_with_limits(&f, &DecodeLimits::new().max_bytes_len(4)).is_ok());
+}
+
+#[test]
+fn response_frames_take_the_same_limits() {
+    // ApiVersions v3 response with three API entries: header v0 (correlation id, 4..8),
+    // error_code 8..10, the api_keys count at 10.
+    let body = ApiVersionsResponse {
+        api_keys: vec![Default::default(); 3],
+        ..Default::default()
+    };
+    let f = ResponseFrame::new(9, 3, body).to_bytes().unwrap();
+    let limits = DecodeLimits::new().max_array_len(2);
+    let api = ApiKey::ApiVersions;
+    let e = ResponseFrame::decode_with_limits(&f, api, 3, &limits).unwrap_err();
+    assert_limit(
+        &e,
+        Limit::ArrayLen,
+        3,
+        2,
+        10,
+        "ApiVersionsResponse.api_keys",
+    );
+    let e = frame::decode_response_with_limits::<ApiVersionsResponse>(&f, 3, &limits).unwrap_err();
+    assert_limit(&e, Limit::ArrayLen, 3, 2, 10, "api_keys");
+    let e = AnyResponse::decode_with_limits(&f, 18, 3, &limits).unwrap_err();
+    assert_limit(&e, Limit::ArrayLen, 3, 2, 10, "api_keys");
+    let options = frame::DecodeOptions::from(limits);
+    let e = ResponseFrame::decode_with_fallback_options(&f, api, 3, &options).unwrap_err();
+    assert_limit(&e, Limit::ArrayLen, 3, 2, 10, "api_keys");
+    let enough = DecodeLimits::new().max_array_len(3);
+    assert!(ResponseFrame::decode_with_limits(&f, api, 3, &enough).is_ok());
+}
