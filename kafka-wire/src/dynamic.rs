@@ -38,6 +38,9 @@ use crate::rules::version::{absent_field, check_read_version, check_write_versio
 use crate::types::{Records, Str, UnknownTaggedFields, Uuid};
 use crate::{Reader, Version};
 
+mod json_writer;
+pub use json_writer::{write_frame_json, write_json, RecordsJson, WriteJsonError};
+
 /// The Rust name of the field that holds a struct's unknown tagged fields, as error paths
 /// name it (the derive does not record it; every struct in this workspace uses this name).
 /// The Rust name of the struct's unknown-tagged-fields holder, for error paths.
@@ -358,6 +361,51 @@ impl Trace {
     }
 }
 
+/// Where a decode reports the nodes it reads, in wire order: a [`Trace`] keeps them as a
+/// tree; a streaming sink (such as `kwire dump`'s printer) can write each one out and
+/// forget it, so memory stays proportional to the nesting depth, not to the input.
+///
+/// Events nest: every [`open`](Sink::open) is matched by one [`close`](Sink::close), or by
+/// the final [`fail`](Sink::fail), which closes every node still open.
+pub trait Sink {
+    /// Opens a node: what is read next, until `close`, is part of it.
+    fn open(&mut self, node: Node);
+
+    /// Mutable access to the innermost open node (the decoder fills in its value, or renames
+    /// it once it knows more).
+    fn top(&mut self) -> Option<&mut Node>;
+
+    /// Closes the innermost open node, which ends at byte `end`.
+    fn close(&mut self, end: usize);
+
+    /// After a failure at byte `end`: puts `error` on the innermost open node and closes
+    /// every open node.
+    fn fail(&mut self, end: usize, error: String);
+
+    /// A `records` value was read: `data` (the bytes after the length prefix) starts at byte
+    /// `at`. The innermost open node is the records field, with its value already set; a
+    /// sink may open and close child nodes under it here (the batches). Does nothing by
+    /// default.
+    fn records(&mut self, at: usize, data: &Bytes) {
+        let _ = (at, data);
+    }
+}
+
+impl Sink for Trace {
+    fn open(&mut self, node: Node) {
+        Trace::open(self, node);
+    }
+    fn top(&mut self) -> Option<&mut Node> {
+        Trace::top(self)
+    }
+    fn close(&mut self, end: usize) {
+        Trace::close(self, end);
+    }
+    fn fail(&mut self, end: usize, error: String) {
+        Trace::fail(self, end, error);
+    }
+}
+
 /// Formats a UUID as the object trees show it: 32 hex digits in 8-4-4-4-12 groups.
 fn uuid_hex(u: &Uuid) -> String {
     let h: String = u.as_bytes().iter().map(|b| format!("{b:02x}")).collect();
@@ -452,7 +500,36 @@ pub fn decode_from(
     version: Version,
     trace: Option<&mut Trace>,
 ) -> Result<StructValue, DecodeError> {
-    let mut d = Dec { r, trace };
+    decode_with(meta, r, version, trace.map(|t| t as &mut dyn Sink), true)
+}
+
+/// Walks a struct at `version` from the reader's position with every check of
+/// [`decode_from`], reporting each node to `sink` (if given) but keeping no value: memory
+/// stays proportional to the nesting depth however many elements the input holds. This is
+/// how `kwire` validates and prints inputs of any size.
+pub fn walk_from(
+    meta: &'static StructMeta,
+    r: &mut Reader<'_>,
+    version: Version,
+    sink: Option<&mut dyn Sink>,
+) -> Result<(), DecodeError> {
+    decode_with(meta, r, version, sink, false).map(drop)
+}
+
+/// [`decode_from`] with any sink; `keep` false keeps no array element (see [`walk_from`]).
+fn decode_with(
+    meta: &'static StructMeta,
+    r: &mut Reader<'_>,
+    version: Version,
+    trace: Option<&mut dyn Sink>,
+    keep: bool,
+) -> Result<StructValue, DecodeError> {
+    let mut d = Dec {
+        r,
+        trace,
+        keep,
+        last_len: 0,
+    };
     let res = d.read_struct(meta, Cx::new(version));
     match res {
         Ok(v) => Ok(v),
@@ -468,7 +545,33 @@ pub fn decode_from(
 
 struct Dec<'r, 'a, 't> {
     r: &'r mut Reader<'a>,
-    trace: Option<&'t mut Trace>,
+    trace: Option<&'t mut dyn Sink>,
+    /// Whether arrays keep their elements; when false, a non-empty array reads as
+    /// [`walked_array`] and `last_len` holds its length.
+    keep: bool,
+    /// The element count of the array read last (for its node's text when not kept).
+    last_len: usize,
+}
+
+/// A shorter borrow of an optional sink (the trait object's lifetime shrinks with it).
+fn reborrow<'s>(t: &'s mut Option<&mut dyn Sink>) -> Option<&'s mut dyn Sink> {
+    match t {
+        Some(t) => Some(&mut **t),
+        None => None,
+    }
+}
+
+/// What a non-empty array reads as when elements are not kept: unequal to every default
+/// (an empty array or null), which is all the tagged-field check compares it with.
+fn walked_array() -> Value {
+    Value::Array(vec![Value::Null])
+}
+
+fn elements_text(n: usize) -> String {
+    match n {
+        1 => "1 element".to_owned(),
+        n => format!("{n} elements"),
+    }
 }
 
 fn field_cx(meta: &StructMeta, f: &FieldMeta, v: Version) -> Cx {
@@ -482,6 +585,14 @@ fn field_cx(meta: &StructMeta, f: &FieldMeta, v: Version) -> Cx {
 }
 
 impl Dec<'_, '_, '_> {
+    /// The text of a value just read (see [`value_text`]); an array not kept shows its count.
+    fn text(&self, v: &Value, cx: Cx) -> String {
+        match v {
+            Value::Array(_) if !self.keep => elements_text(self.last_len),
+            v => value_text(v, cx),
+        }
+    }
+
     fn open(&mut self, node: impl FnOnce() -> Node) {
         if let Some(t) = self.trace.as_deref_mut() {
             t.open(node());
@@ -519,7 +630,8 @@ impl Dec<'_, '_, '_> {
             let val = self
                 .read_value(&f.ty, fcx)
                 .map_err(|e| e.in_field(f.rust_name))?;
-            self.close(|| value_text(&val, fcx));
+            let text = self.trace.is_some().then(|| self.text(&val, fcx));
+            self.close(|| text.unwrap_or_default());
             *slot = val;
         }
         if flex {
@@ -537,11 +649,12 @@ impl Dec<'_, '_, '_> {
         v: Version,
     ) -> Result<(), DecodeError> {
         let mut e = DynEntries {
-            trace: self.trace.as_deref_mut(),
+            trace: reborrow(&mut self.trace),
             meta,
             out,
             v,
             payload_at: 0,
+            keep: self.keep,
         };
         read_section(self.r, &mut e)
     }
@@ -562,7 +675,16 @@ impl Dec<'_, '_, '_> {
             KafkaType::String => Option::<Str>::read(r, cx)?.map_or(Value::Null, Value::String),
             KafkaType::Bytes => Option::<Bytes>::read(r, cx)?.map_or(Value::Null, Value::Bytes),
             KafkaType::Records => {
-                Option::<Records>::read(r, cx)?.map_or(Value::Null, |x| Value::Records(x.0))
+                let v =
+                    Option::<Records>::read(r, cx)?.map_or(Value::Null, |x| Value::Records(x.0));
+                if let (Some(t), Value::Records(data)) = (self.trace.as_deref_mut(), &v) {
+                    if let Some(n) = t.top() {
+                        n.value = value_text(&v, cx);
+                    }
+                    let at = self.r.position() - data.len();
+                    t.records(at, data);
+                }
+                v
             }
             KafkaType::Array(t) => self.read_array(t, cx)?,
             KafkaType::Struct(m) => {
@@ -603,7 +725,7 @@ impl Dec<'_, '_, '_> {
         // Bounded like the typed codec's arrays: a count that fits the input can still ask
         // for far more memory than the input is worth.
         let limit = crate::field::reserve_limit::<Value>(self.r.remaining());
-        let mut out = Vec::with_capacity(n.min(limit));
+        let mut out = Vec::with_capacity(if self.keep { n.min(limit) } else { 0 });
         for i in 0..n {
             let eat = self.r.position();
             self.open(|| {
@@ -611,26 +733,35 @@ impl Dec<'_, '_, '_> {
                 Node::new(format!("{t}[{i}]"), t, eat)
             });
             let x = self.read_value(elem, ecx).map_err(|e| e.at_index(i))?;
-            self.close(|| value_text(&x, ecx));
-            out.push(x);
+            let text = self.trace.is_some().then(|| self.text(&x, ecx));
+            self.close(|| text.unwrap_or_default());
+            if self.keep {
+                out.push(x);
+            }
         }
-        Ok(Value::Array(out))
+        self.last_len = n;
+        if self.keep || n == 0 {
+            Ok(Value::Array(out))
+        } else {
+            Ok(walked_array())
+        }
     }
 }
 
 /// The metadata-driven codec's tagged entries: values into the struct value, and a trace
 /// node per entry.
 struct DynEntries<'t, 'o> {
-    trace: Option<&'t mut Trace>,
+    trace: Option<&'t mut dyn Sink>,
     meta: &'static StructMeta,
     out: &'o mut StructValue,
     v: Version,
     payload_at: usize,
+    keep: bool,
 }
 
 impl DynEntries<'_, '_> {
     fn top(&mut self) -> Option<&mut Node> {
-        self.trace.as_deref_mut().and_then(Trace::top)
+        self.trace.as_deref_mut().and_then(|t| t.top())
     }
 
     fn close(&mut self, end: usize, text: String) {
@@ -687,19 +818,24 @@ impl Entries for DynEntries<'_, '_> {
         let tcx = tagged_cx(v, f.nullable.contains(v));
         let at = r.position();
         let drops = r.drops;
-        let x = Dec {
+        let mut d = Dec {
             r,
-            trace: self.trace.as_deref_mut(),
-        }
-        .read_value(&f.ty, tcx)
-        .map_err(|e| e.in_field(f.rust_name))?;
+            trace: reborrow(&mut self.trace),
+            keep: self.keep,
+            last_len: 0,
+        };
+        let x = d
+            .read_value(&f.ty, tcx)
+            .map_err(|e| e.in_field(f.rust_name))?;
+        let shown = d.text(&x, tcx);
+        let r = d.r;
         // As the generated code: a value read with elements dropped may equal the default
         // without the sender having written one.
         if x == default_value(f) && r.drops == drops {
             return Err(tagged_default(at).in_field(f.rust_name));
         }
         let size = r.position() - at;
-        let text = format!("{} (tag {tag}, size {size})", value_text(&x, tcx));
+        let text = format!("{shown} (tag {tag}, size {size})");
         self.close(r.position(), text);
         if let Some(slot) = self.out.fields.get_mut(i) {
             *slot = x;
@@ -716,8 +852,9 @@ impl Entries for DynEntries<'_, '_> {
         }
         let text = format!("{} (tag {tag}, size {})", bytes_text(&data), data.len());
         self.close(end, text);
-        if keep {
-            if self.out.unknown.is_empty() {
+        // Not kept, one entry is enough to make the struct unequal to its default.
+        if keep && (self.keep || self.out.unknown.is_empty()) {
+            if self.keep && self.out.unknown.is_empty() {
                 self.out.unknown.as_mut_vec().reserve_exact(reserve);
             }
             self.out.unknown.push(tag, data);
@@ -961,8 +1098,10 @@ pub fn decode_request_frame(
                 version,
             })
         },
-        trace,
+        trace.map(|t| t as &mut dyn Sink),
+        true,
     )
+    .map(|(f, _)| f)
 }
 
 /// Decodes a whole response frame (size prefix included) whose body is `body`, with the same
@@ -975,15 +1114,80 @@ pub fn decode_response_frame(
     body: BodySpec,
     trace: Option<&mut Trace>,
 ) -> Result<Frame, DecodeError> {
-    decode_frame(frame, ApiKind::Response, |_, _| Some(body), trace)
+    decode_frame(
+        frame,
+        ApiKind::Response,
+        |_, _| Some(body),
+        trace.map(|t| t as &mut dyn Sink),
+        true,
+    )
+    .map(|(f, _)| f)
+}
+
+/// What [`walk_request_frame`] and [`walk_response_frame`] learn: the body's description,
+/// the header (decoded whole: it is small), and where the body starts.
+#[derive(Debug, Clone)]
+pub struct WalkedFrame {
+    /// The body's API key, metadata and version.
+    pub spec: BodySpec,
+    /// The request or response header.
+    pub header: StructValue,
+    /// The offset of the body's first byte in the frame.
+    pub body_at: usize,
+}
+
+/// Checks a whole request frame exactly as [`decode_request_frame`] does, reporting its
+/// nodes to `sink` (if given) in the same tree shape, but keeps no body value: memory stays
+/// proportional to the nesting depth (see [`walk_from`]).
+pub fn walk_request_frame(
+    frame: &Bytes,
+    lookup: impl FnOnce(i16) -> Option<&'static StructMeta>,
+    sink: Option<&mut dyn Sink>,
+) -> Result<WalkedFrame, DecodeError> {
+    decode_frame(
+        frame,
+        ApiKind::Request,
+        |key, version| {
+            lookup(key).map(|meta| BodySpec {
+                api_key: key,
+                meta,
+                version,
+            })
+        },
+        sink,
+        false,
+    )
+    .map(walked)
+}
+
+/// [`walk_request_frame`] for a response whose body is `body`.
+pub fn walk_response_frame(
+    frame: &Bytes,
+    body: BodySpec,
+    sink: Option<&mut dyn Sink>,
+) -> Result<WalkedFrame, DecodeError> {
+    decode_frame(frame, ApiKind::Response, |_, _| Some(body), sink, false).map(walked)
+}
+
+fn walked((f, body_at): (Frame, usize)) -> WalkedFrame {
+    WalkedFrame {
+        spec: BodySpec {
+            api_key: f.api_key,
+            meta: f.body.meta,
+            version: f.api_version,
+        },
+        header: f.header,
+        body_at,
+    }
 }
 
 fn decode_frame(
     frame: &Bytes,
     kind: ApiKind,
     resolve: impl FnOnce(i16, Version) -> Option<BodySpec>,
-    mut trace: Option<&mut Trace>,
-) -> Result<Frame, DecodeError> {
+    mut trace: Option<&mut dyn Sink>,
+    keep: bool,
+) -> Result<(Frame, usize), DecodeError> {
     if let Some(t) = trace.as_deref_mut() {
         let name = match kind {
             ApiKind::Request => "Request",
@@ -1001,7 +1205,7 @@ fn decode_frame(
         t.open(s);
     }
     let mut at = 0;
-    let res = decode_frame_inner(frame, kind, resolve, trace.as_deref_mut(), &mut at);
+    let res = decode_frame_inner(frame, kind, resolve, reborrow(&mut trace), keep, &mut at);
     if let Some(t) = trace {
         match &res {
             Ok(_) => t.close(frame.len()),
@@ -1017,9 +1221,10 @@ fn decode_frame_inner(
     frame: &Bytes,
     kind: ApiKind,
     resolve: impl FnOnce(i16, Version) -> Option<BodySpec>,
-    mut trace: Option<&mut Trace>,
+    mut trace: Option<&mut dyn Sink>,
+    keep: bool,
     at: &mut usize,
-) -> Result<Frame, DecodeError> {
+) -> Result<(Frame, usize), DecodeError> {
     let total = declared_len(frame, DEFAULT_MAX_FRAME_SIZE)?;
     *at = 4;
     if let Some(t) = trace.as_deref_mut() {
@@ -1054,8 +1259,8 @@ fn decode_frame_inner(
         .to_owned();
         t.open(h);
     }
-    let header =
-        decode_from(hmeta, &mut r, hv, trace.as_deref_mut()).map_err(|e| e.in_part("header"))?;
+    let header = decode_with(hmeta, &mut r, hv, reborrow(&mut trace), true)
+        .map_err(|e| e.in_part("header"))?;
     let body_at = r.position();
     *at = body_at;
     if let Some(t) = trace.as_deref_mut() {
@@ -1064,8 +1269,8 @@ fn decode_frame_inner(
         b.about = format!("message body, version {version}");
         t.open(b);
     }
-    let body_v =
-        decode_from(body, &mut r, version, trace.as_deref_mut()).map_err(|e| e.in_part("body"))?;
+    let body_v = decode_with(body, &mut r, version, reborrow(&mut trace), keep)
+        .map_err(|e| e.in_part("body"))?;
     *at = r.position();
     if let Some(t) = trace {
         t.close(r.position());
@@ -1073,13 +1278,16 @@ fn decode_frame_inner(
     if !r.is_empty() {
         return Err(r.error(DecodeErrorKind::TrailingBytes(r.remaining())));
     }
-    Ok(Frame {
-        kind,
-        api_key: spec.api_key,
-        api_version: version,
-        header,
-        body: body_v,
-    })
+    Ok((
+        Frame {
+            kind,
+            api_key: spec.api_key,
+            api_version: version,
+            header,
+            body: body_v,
+        },
+        body_at,
+    ))
 }
 
 /// Encodes a whole frame: size prefix, header at the version the API calls for, and body at

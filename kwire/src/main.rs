@@ -13,13 +13,15 @@
 //! stdin and prints exactly one line per input line; the exit code is 1 if any line failed.
 #![forbid(unsafe_code)]
 
-use std::io::{self, BufRead, IsTerminal, Read, Write};
+mod dump;
+
+use std::io::{self, BufRead, BufWriter, IsTerminal, Read, Write};
 use std::process::ExitCode;
 
 use bytes::Bytes;
 use clap::{Parser, Subcommand, ValueEnum};
-use kafka_wire::dynamic::{self, BodySpec, Frame, Node, Trace};
-use kafka_wire::json::{frame_from_json, frame_to_json, JsonError};
+use kafka_wire::dynamic::{self, BodySpec, Sink, WalkedFrame, WriteJsonError};
+use kafka_wire::json::{frame_from_json, JsonError};
 use kafka_wire::{ApiKind, DecodeError, StructMeta, Version, VersionRange};
 use kafka_wire_messages::ApiKey;
 use serde_json::{json, Value as Json};
@@ -318,8 +320,24 @@ fn main() -> ExitCode {
         }
         Cmd::Dump { target, hex } => return dump(target, &hex),
         Cmd::Decode { target, hex, .. } if hex == "-" => return batch(decode_line, target),
-        Cmd::Decode { target, hex, .. } => decode_one(&hex, target, None).map(|j| outln!("{j}")),
-        Cmd::Encode { json } if json == "-" => return batch(|l, _| encode_line(l), Target::none()),
+        Cmd::Decode { target, hex, .. } => {
+            let stdout = io::stdout();
+            let mut out = BufWriter::new(stdout.lock());
+            decode_one(&hex, target, &mut out).map(|()| {
+                if let Err(e) = out.write_all(b"\n").and_then(|()| out.flush()) {
+                    write_failed(&e);
+                }
+            })
+        }
+        Cmd::Encode { json } if json == "-" => {
+            return batch(
+                |l, _, out| {
+                    let h = encode_line(l)?;
+                    out.write_all(h.as_bytes()).map_err(io_failure)
+                },
+                Target::none(),
+            )
+        }
         Cmd::Encode { json } => encode_line(&json).map(|h| outln!("{h}")),
         Cmd::Proxy(args) => proxy(args),
     };
@@ -462,27 +480,42 @@ fn hex_encode(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-/// Hex to bytes: whitespace is ignored, a leading `0x` is allowed.
+/// Hex to bytes: whitespace is ignored, a leading `0x` is allowed. Reads `text` in place
+/// (no copy without the whitespace): the bytes are all a line costs beyond itself.
 fn hex_decode(text: &str) -> Result<Bytes, Failure> {
-    let t: String = text.split_whitespace().collect();
-    let t = t.strip_prefix("0x").unwrap_or(&t);
-    if t.is_empty() {
+    let mut digits = text.chars().filter(|c| !c.is_whitespace()).peekable();
+    // A leading `0x` (after any whitespace) is not part of the frame.
+    let mut skipped = 0;
+    let mut probe = text.chars().filter(|c| !c.is_whitespace());
+    if probe.next() == Some('0') && probe.next() == Some('x') {
+        digits.next();
+        digits.next();
+        skipped = 2;
+    }
+    if digits.peek().is_none() {
         return Err(Failure::msg("empty input: expected a frame in hex"));
     }
-    if let Some((i, c)) = t.char_indices().find(|(_, c)| !c.is_ascii_hexdigit()) {
-        return Err(Failure::msg(format!("invalid hex: {c:?} at character {i}")));
+    let mut out = Vec::with_capacity(text.len() / 2);
+    let mut high: Option<u8> = None;
+    let mut count = 0usize;
+    for (i, c) in digits.enumerate() {
+        let Some(d) = c.to_digit(16).filter(|_| c.is_ascii_hexdigit()) else {
+            return Err(Failure::msg(format!(
+                "invalid hex: {c:?} at character {}",
+                i + skipped
+            )));
+        };
+        let d = d as u8;
+        match high.take() {
+            None => high = Some(d),
+            Some(h) => out.push(h << 4 | d),
+        }
+        count += 1;
     }
-    if !t.len().is_multiple_of(2) {
+    if high.is_some() {
         return Err(Failure::msg(format!(
-            "invalid hex: odd number of digits ({})",
-            t.len()
+            "invalid hex: odd number of digits ({count})"
         )));
-    }
-    let bytes = t.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len() / 2);
-    for pair in bytes.chunks_exact(2) {
-        let s = std::str::from_utf8(pair).map_err(|_| Failure::msg("invalid hex"))?;
-        out.push(u8::from_str_radix(s, 16).map_err(|_| Failure::msg("invalid hex"))?);
     }
     Ok(Bytes::from(out))
 }
@@ -497,12 +530,12 @@ fn read_stdin() -> Result<String, Failure> {
 
 // ---- decode -------------------------------------------------------------------------------
 
-/// Decodes a frame, recording the tree into `trace` if given.
-fn decode_frame(
+/// Checks a frame, reporting its nodes to `sink` if given; keeps no body value.
+fn walk_frame(
     bytes: &Bytes,
     target: Target,
-    trace: Option<&mut Trace>,
-) -> Result<Frame, Failure> {
+    sink: Option<&mut dyn Sink>,
+) -> Result<WalkedFrame, Failure> {
     if target.response {
         let (Some(key), Some(version)) = (target.api, target.version) else {
             return Err(Failure::msg(
@@ -515,39 +548,59 @@ fn decode_frame(
             meta: k.response_meta(),
             version,
         };
-        return Ok(dynamic::decode_response_frame(bytes, spec, trace)?);
+        return Ok(dynamic::walk_response_frame(bytes, spec, sink)?);
     }
-    let frame = dynamic::decode_request_frame(
+    let frame = dynamic::walk_request_frame(
         bytes,
         |key| ApiKey::from_i16(key).map(ApiKey::request_meta),
-        trace,
+        sink,
     )?;
-    if let Some(k) = target.api.filter(|k| *k != frame.api_key) {
+    if let Some(k) = target.api.filter(|k| *k != frame.spec.api_key) {
         return Err(Failure::msg(format!(
             "the frame is api key {}, not {k}",
-            frame.api_key
+            frame.spec.api_key
         )));
     }
-    if let Some(v) = target.version.filter(|v| *v != frame.api_version) {
+    if let Some(v) = target.version.filter(|v| *v != frame.spec.version) {
         return Err(Failure::msg(format!(
             "the frame is version {}, not {v}",
-            frame.api_version
+            frame.spec.version
         )));
     }
     Ok(frame)
 }
 
-fn decode_one(hex: &str, target: Target, _line: Option<usize>) -> Result<String, Failure> {
+fn kind_of(target: Target) -> ApiKind {
+    if target.response {
+        ApiKind::Response
+    } else {
+        ApiKind::Request
+    }
+}
+
+/// A write to stdout failed: end as [`write_failed`] does.
+fn io_failure(e: io::Error) -> Failure {
+    write_failed(&e)
+}
+
+/// Decodes one frame and writes its JSON document to `out` (no newline). The frame is
+/// checked whole first, so a frame that does not decode writes nothing; then the document
+/// is written straight from the bytes, never held.
+fn decode_one(hex: &str, target: Target, out: &mut dyn Write) -> Result<(), Failure> {
     let bytes = hex_decode(hex)?;
-    let frame = decode_frame(&bytes, target, None)?;
-    Ok(frame_to_json(&frame).to_string())
+    let walked = walk_frame(&bytes, target, None)?;
+    match dynamic::write_frame_json(&bytes, &walked, kind_of(target), out, None) {
+        Ok(()) => Ok(()),
+        Err(WriteJsonError::Io(e)) => Err(io_failure(e)),
+        Err(WriteJsonError::Decode(e)) => Err(e.into()),
+    }
 }
 
 /// One batch line: `request|response KEY VERSION HEX`, or a bare `HEX` (a request).
-fn decode_line(line: &str, _t: Target) -> Result<String, Failure> {
+fn decode_line(line: &str, _t: Target, out: &mut dyn Write) -> Result<(), Failure> {
     let words: Vec<&str> = line.split_whitespace().collect();
     match words.as_slice() {
-        [hex] => decode_one(hex, Target::none(), None),
+        [hex] => decode_one(hex, Target::none(), out),
         [kind, key, version, hex] => {
             let response = match *kind {
                 "request" => false,
@@ -571,7 +624,7 @@ fn decode_line(line: &str, _t: Target) -> Result<String, Failure> {
                     api: Some(key),
                     version: Some(version),
                 },
-                None,
+                out,
             )
         }
         [] => Err(Failure::msg("empty line")),
@@ -597,11 +650,15 @@ fn encode_line(text: &str) -> Result<String, Failure> {
     Ok(hex_encode(&bytes))
 }
 
-/// Runs `f` on each stdin line; exactly one output line per input line.
-fn batch(f: impl Fn(&str, Target) -> Result<String, Failure>, target: Target) -> ExitCode {
+/// Runs `f` on each stdin line; exactly one output line per input line. `f` writes its
+/// output line (without the newline) or fails having written nothing.
+fn batch(
+    f: impl Fn(&str, Target, &mut dyn Write) -> Result<(), Failure>,
+    target: Target,
+) -> ExitCode {
     let stdin = io::stdin();
     let stdout = io::stdout();
-    let mut out = stdout.lock();
+    let mut out = BufWriter::new(stdout.lock());
     let mut ok = true;
     for line in stdin.lock().split(b'\n') {
         let line = match line {
@@ -614,16 +671,19 @@ fn batch(f: impl Fn(&str, Target) -> Result<String, Failure>, target: Target) ->
         // A line that is not UTF-8 is still one line, and an error.
         let text = String::from_utf8_lossy(&line);
         let text = text.strip_suffix('\r').unwrap_or(&text);
-        let printed = match f(text, target) {
-            Ok(s) => s,
+        let res = match f(text, target, &mut out) {
+            Ok(()) => writeln!(out),
             Err(e) => {
                 ok = false;
-                e.to_json().to_string()
+                writeln!(out, "{}", e.to_json())
             }
         };
-        if let Err(e) = writeln!(out, "{printed}") {
+        if let Err(e) = res {
             write_failed(&e);
         }
+    }
+    if let Err(e) = out.flush() {
+        write_failed(&e);
     }
     if ok {
         ExitCode::SUCCESS
@@ -634,40 +694,46 @@ fn batch(f: impl Fn(&str, Target) -> Result<String, Failure>, target: Target) ->
 
 // ---- dump ---------------------------------------------------------------------------------
 
+/// Prints the tree of one frame, streaming: the frame is read twice (see [`dump::Dump`]) and
+/// no tree is held.
 fn dump(target: Target, hex: &str) -> ExitCode {
-    let text = if hex == "-" {
-        match read_stdin() {
-            Ok(t) => t,
+    let bytes = {
+        let text = if hex == "-" {
+            match read_stdin() {
+                Ok(t) => t,
+                Err(f) => {
+                    warn(&format!("kwire: error: {}", f.line()));
+                    return ExitCode::FAILURE;
+                }
+            }
+        } else {
+            hex.to_owned()
+        };
+        match hex_decode(&text) {
+            Ok(b) => b,
             Err(f) => {
                 warn(&format!("kwire: error: {}", f.line()));
                 return ExitCode::FAILURE;
             }
         }
-    } else {
-        hex.to_owned()
     };
-    let bytes = match hex_decode(&text) {
-        Ok(b) => b,
-        Err(f) => {
-            warn(&format!("kwire: error: {}", f.line()));
-            return ExitCode::FAILURE;
-        }
-    };
-    let mut trace = Trace::new();
-    let res = decode_frame(&bytes, target, Some(&mut trace));
-    let mut roots = trace.into_roots();
-    let kind = if target.response {
-        ApiKind::Response
-    } else {
-        ApiKind::Request
-    };
-    for r in &mut roots {
-        decorate(r, kind);
-    }
+    let kind = kind_of(target);
+    let mut measure = dump::Dump::measure(kind);
+    // The first pass's result is the same as the second's.
+    let _ = walk_frame(&bytes, target, Some(&mut measure));
     let color =
         io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let out = render(&roots, color);
-    write_out(&out);
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let mut print = dump::Dump::print(measure, &mut out, color);
+    let res = walk_frame(&bytes, target, Some(&mut print));
+    if let Some(e) = print.write_error() {
+        write_failed(&e);
+    }
+    if let Err(e) = out.flush() {
+        write_failed(&e);
+    }
+    drop(out);
     match res {
         Ok(_) => ExitCode::SUCCESS,
         Err(f) => {
@@ -675,135 +741,6 @@ fn dump(target: Target, hex: &str) -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// Names and describes the header's nodes as the object trees do (snake_case names, the
-/// client id as `nullable_string`, the API's name after its key).
-fn decorate(root: &mut Node, kind: ApiKind) {
-    let api_name = root
-        .name
-        .strip_suffix("Request")
-        .or_else(|| root.name.strip_suffix("Response"))
-        .map(str::to_owned);
-    for part in &mut root.children {
-        match part.name.as_str() {
-            "Frame" => {
-                for c in &mut part.children {
-                    c.about = "number of bytes that follow".to_owned();
-                }
-            }
-            "RequestHeader" | "ResponseHeader" => {
-                for c in &mut part.children {
-                    if let Some(f) = c.field {
-                        c.name = f.rust_name.to_owned();
-                    }
-                    let about = match (c.name.as_str(), kind) {
-                        ("request_api_key", _) => {
-                            if let Some(n) = &api_name {
-                                c.value = format!("{} ({n})", c.value);
-                            }
-                            "numeric id of the API being invoked"
-                        }
-                        ("request_api_version", _) => "version of the API being invoked",
-                        ("correlation_id", ApiKind::Request) => {
-                            "echoed back by the broker in the response"
-                        }
-                        ("correlation_id", ApiKind::Response) => {
-                            "matches the correlation_id of the request"
-                        }
-                        ("client_id", _) => {
-                            c.ty = "nullable_string".to_owned();
-                            "always a non-flexible int16-prefixed string"
-                        }
-                        ("tagged_fields", _) => "number of tagged fields in the header",
-                        _ => continue,
-                    };
-                    c.about = about.to_owned();
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-const ABOUT_MAX: usize = 75;
-
-struct Row {
-    name: String,
-    ty: String,
-    value: String,
-    span: String,
-    about: String,
-    error: Option<String>,
-}
-
-fn rows(n: &Node, prefix: &str, cont: &str, out: &mut Vec<Row>) {
-    let about: String = if n.about.chars().count() > ABOUT_MAX {
-        format!("{}...", n.about.chars().take(ABOUT_MAX).collect::<String>())
-    } else {
-        n.about.clone()
-    };
-    out.push(Row {
-        name: format!("{prefix}{}", n.name),
-        ty: n.ty.clone(),
-        value: if n.value.is_empty() {
-            String::new()
-        } else {
-            format!("= {}", n.value)
-        },
-        span: format!("[0x{:04x}, {}B]", n.offset, n.size),
-        about,
-        error: n.error.clone(),
-    });
-    let last = n.children.len().saturating_sub(1);
-    for (i, c) in n.children.iter().enumerate() {
-        let more = if i == last { "    " } else { "|   " };
-        rows(c, &format!("{cont}+-- "), &format!("{cont}{more}"), out);
-    }
-}
-
-fn pad(s: &str, w: usize) -> String {
-    let n = s.chars().count();
-    format!("{s}{}", " ".repeat(w.saturating_sub(n)))
-}
-
-fn paint(s: &str, code: &str, color: bool) -> String {
-    if color && !s.trim().is_empty() {
-        format!("\x1b[{code}m{s}\x1b[0m")
-    } else {
-        s.to_owned()
-    }
-}
-
-/// The tree as aligned text: name, type, `= value`, `[offset, size]`, description.
-fn render(roots: &[Node], color: bool) -> String {
-    let mut all = Vec::new();
-    for r in roots {
-        rows(r, "", "", &mut all);
-    }
-    let w =
-        |f: fn(&Row) -> &String| all.iter().map(|r| f(r).chars().count()).max().unwrap_or(0) + 2;
-    let (wn, wt, wv, ws) = (
-        w(|r| &r.name),
-        w(|r| &r.ty),
-        w(|r| &r.value),
-        w(|r| &r.span),
-    );
-    let mut out = String::new();
-    for r in &all {
-        let mut line = String::new();
-        line.push_str(&paint(&pad(&r.name, wn), "1", color));
-        line.push_str(&paint(&pad(&r.ty, wt), "36", color));
-        line.push_str(&paint(&pad(&r.value, wv), "32", color));
-        line.push_str(&paint(&pad(&r.span, ws), "2", color));
-        line.push_str(&paint(&r.about, "2", color));
-        if let Some(e) = &r.error {
-            line.push_str(&paint(&format!("  <-- error: {e}"), "1;31", color));
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
 }
 
 // ---- proxy --------------------------------------------------------------------------------
