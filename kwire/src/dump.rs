@@ -414,6 +414,10 @@ impl Sink for Dump<'_> {
             self.close(end);
         }
     }
+
+    fn records(&mut self, at: usize, data: &bytes::Bytes) {
+        crate::records::dump(self, at, data);
+    }
 }
 
 fn pad(s: &str, w: usize) -> String {

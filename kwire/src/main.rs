@@ -14,6 +14,7 @@
 #![forbid(unsafe_code)]
 
 mod dump;
+mod records;
 
 use std::io::{self, BufRead, BufWriter, IsTerminal, Read, Write};
 use std::process::ExitCode;
@@ -47,14 +48,19 @@ enum Cmd {
         /// Request or response.
         kind: KindArg,
     },
-    /// Print a frame as an object tree with offsets, sizes and field descriptions.
+    /// Print a frame as an object tree with offsets, sizes and field descriptions; record
+    /// batches as subtrees. Streams: memory follows the nesting, not the frame (plus up to
+    /// 64 MiB per compressed batch, decompressed whole).
     Dump {
         #[command(flatten)]
         target: Target,
         /// The frame in hex, or `-` to read it from stdin.
         hex: String,
     },
-    /// Decode frames to JSON documents.
+    /// Decode frames to JSON documents; `records` values as
+    /// `{"batches": [{...header fields, "records": [{"offset", "timestamp", "key", "value",
+    /// "headers", ...}]}]}`, keys and values as strings when UTF-8, else `{"base64": "..."}`
+    /// (see kwire's README). Streams, as `dump` does.
     Decode {
         /// Print JSON (the only output form; accepted for clarity).
         #[arg(long)]
@@ -65,7 +71,8 @@ enum Cmd {
         /// HEX` (a bare `HEX` is a request) on stdin, one JSON line out per line in.
         hex: String,
     },
-    /// Encode JSON documents (as `decode` prints them) to hex frames.
+    /// Encode JSON documents (as `decode` prints them) to hex frames; uncompressed record
+    /// batches byte for byte, compressed ones compressed again with their codec.
     Encode {
         /// The JSON document, or `-` for batch mode: one document per line on stdin.
         json: String,
@@ -589,7 +596,8 @@ fn io_failure(e: io::Error) -> Failure {
 fn decode_one(hex: &str, target: Target, out: &mut dyn Write) -> Result<(), Failure> {
     let bytes = hex_decode(hex)?;
     let walked = walk_frame(&bytes, target, None)?;
-    match dynamic::write_frame_json(&bytes, &walked, kind_of(target), out, None) {
+    let mut hook = |data: &Bytes, _at: usize, w: &mut dyn Write| records::write_json(data, w);
+    match dynamic::write_frame_json(&bytes, &walked, kind_of(target), out, Some(&mut hook)) {
         Ok(()) => Ok(()),
         Err(WriteJsonError::Io(e)) => Err(io_failure(e)),
         Err(WriteJsonError::Decode(e)) => Err(e.into()),
@@ -638,7 +646,8 @@ fn encode_line(text: &str) -> Result<String, Failure> {
     if text.trim().is_empty() {
         return Err(Failure::msg("empty line"));
     }
-    let j = parse_json(text)?;
+    let mut j = parse_json(text)?;
+    records_to_base64(&mut j)?;
     let frame = frame_from_json(&j, |key, kind| {
         ApiKey::from_i16(key).map(|k| body_meta(k, kind))
     })?;
@@ -648,6 +657,25 @@ fn encode_line(text: &str) -> Result<String, Failure> {
         path: Some(e.path().to_string()),
     })?;
     Ok(hex_encode(&bytes))
+}
+
+/// Turns the `records` values of a document given in kwire's records JSON form into the
+/// base64 bytes the library's JSON reader takes.
+fn records_to_base64(j: &mut Json) -> Result<(), Failure> {
+    let kind = match j.get("kind").and_then(Json::as_str) {
+        Some("response") => ApiKind::Response,
+        _ => ApiKind::Request,
+    };
+    let Some(key) = j.get("apiKey").and_then(Json::as_i64) else {
+        return Ok(());
+    };
+    let Some(k) = i16::try_from(key).ok().and_then(ApiKey::from_i16) else {
+        return Ok(());
+    };
+    if let Some(body) = j.get_mut("body") {
+        records::encode_in(body_meta(k, kind), body, "body").map_err(Failure::msg)?;
+    }
+    Ok(())
 }
 
 /// Runs `f` on each stdin line; exactly one output line per input line. `f` writes its
