@@ -789,7 +789,7 @@ fn proxy(args: ProxyArgs) -> Result<(), Failure> {
         .build()
         .map_err(|e| Failure::msg(format!("cannot start the runtime: {e}")))?;
     let summary = runtime.block_on(async {
-        let proxy = Proxy::start(cfg, Box::new(io::stdout()))
+        let proxy = Proxy::start(cfg, Box::new(LogOut))
             .await
             .map_err(|e| Failure::msg(format!("cannot listen on {}: {e}", args.listen)))?;
         warn(&format!("kwire: proxy listening on {}", proxy.local_addr()));
@@ -832,6 +832,20 @@ fn proxy(args: ProxyArgs) -> Result<(), Failure> {
         outln!("connection: {e}");
     }
     Ok(())
+}
+
+/// The proxy's log: stdout, whose reader going away ends the program as it does every
+/// other command (quietly, status 141), instead of the log being lost in silence.
+struct LogOut;
+
+impl Write for LogOut {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        io::stdout().write(buf).map_err(|e| write_failed(&e))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        io::stdout().flush().map_err(|e| write_failed(&e))
+    }
 }
 
 /// SIGTERM, where there is such a thing.

@@ -539,6 +539,7 @@ impl Shared {
             &frame,
             outcome,
             extra,
+            None,
         );
         out
     }
@@ -606,6 +607,7 @@ impl Shared {
                                 &frame,
                                 outcome,
                                 extra,
+                                Some(&bytes),
                             );
                             return bytes;
                         }
@@ -625,6 +627,7 @@ impl Shared {
                 Err(e) => self.connection_error(format!("c{conn}: rewritten response: {e}")),
             }
         }
+        let sent = extra.rewritten.then(|| out.clone());
         self.record(
             conn,
             Direction::Response,
@@ -633,6 +636,7 @@ impl Shared {
             &frame,
             outcome,
             extra,
+            sent.as_ref(),
         );
         out
     }
@@ -705,6 +709,9 @@ impl Shared {
         changed
     }
 
+    /// Counts a frame and logs it. `sent` is what was forwarded when it differs from
+    /// `frame` (a response with broker addresses rewritten): the log shows what the client
+    /// receives, and the body as it arrived under `beforeRewrite`.
     #[allow(clippy::too_many_arguments)]
     fn record(
         &self,
@@ -715,6 +722,7 @@ impl Shared {
         frame: &Bytes,
         outcome: Outcome,
         extra: Extra,
+        sent: Option<&Bytes>,
     ) {
         let key = peek.api_key;
         {
@@ -774,7 +782,7 @@ impl Shared {
         let line = match self.cfg.log {
             LogFormat::None => return,
             LogFormat::Summary => summary_line(conn, direction, peek, version, frame, &outcome),
-            LogFormat::Json => json_line(conn, direction, peek, version, frame, &outcome),
+            LogFormat::Json => json_line(conn, direction, peek, version, frame, &outcome, sent),
         };
         let mut sink = lock(&self.sink);
         let _ = writeln!(sink, "{line}");
@@ -833,13 +841,14 @@ fn json_line(
     version: Version,
     frame: &Bytes,
     outcome: &Outcome,
+    sent: Option<&Bytes>,
 ) -> String {
     let mut o = Map::new();
     o.insert("direction".into(), json!(direction.as_str()));
     o.insert("connection".into(), json!(conn));
     o.insert("timestampMs".into(), json!(now_millis() as u64));
     o.insert("outcome".into(), json!(outcome_word(outcome)));
-    let doc = match (direction, ApiKey::from_i16(peek.api_key), outcome) {
+    let document = |frame: &Bytes| match (direction, ApiKey::from_i16(peek.api_key), outcome) {
         (_, _, Outcome::Opaque | Outcome::Error(_)) | (_, None, _) => None,
         (Direction::Request, Some(_), _) => dynamic::decode_request_frame(
             frame,
@@ -858,6 +867,17 @@ fn json_line(
         )
         .ok(),
     };
+    // What the client receives; with a rewrite, also the body as it arrived.
+    let doc = document(sent.unwrap_or(frame));
+    if let Some(sent) = sent {
+        o.insert("rewritten".into(), json!(true));
+        if let (Some(before), Some(_)) = (document(frame), document(sent)) {
+            o.insert(
+                "beforeRewrite".into(),
+                frame_to_json(&before)["body"].take(),
+            );
+        }
+    }
     match doc.map(|f| frame_to_json(&f)) {
         Some(Json::Object(d)) => o.extend(d),
         _ => {

@@ -167,3 +167,115 @@ fn proxy_forwards_logs_and_summarises() {
     );
     assert_eq!(table[5], ["total", "4", "2", "2", z, "2", z, z, z]);
 }
+
+/// Metadata v0 request: size 15, key 3, version 0, correlation id 1, client id "a", all
+/// topics (an empty array).
+const METADATA_REQ: &[u8] =
+    b"\x00\x00\x00\x0f\x00\x03\x00\x00\x00\x00\x00\x01\x00\x01a\x00\x00\x00\x00";
+/// Its v0 answer: correlation id 1, one broker (node 1, "broker.example", port 9092), no
+/// topics.
+const METADATA_RESP: &[u8] = b"\x00\x00\x00\x24\x00\x00\x00\x01\x00\x00\x00\x01\x00\x00\x00\x01\x00\x0ebroker.example\x00\x00\x23\x84\x00\x00\x00\x00";
+
+/// Starts `kwire proxy` in front of `upstream` with `--log json` and the given stdout; its
+/// port once it listens.
+fn start_proxy(upstream: &str, stdout: Stdio, duration: &str) -> (std::process::Child, u16) {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args([
+            "proxy",
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "--upstream",
+            upstream,
+            "--log",
+            "json",
+            "--duration",
+            duration,
+        ])
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run kwire proxy");
+    let mut line = String::new();
+    BufReader::new(child.stderr.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(line.contains("listening on"), "{line}");
+    (child, port)
+}
+
+#[test]
+fn the_json_log_shows_the_response_the_client_receives() {
+    let broker = TcpListener::bind("127.0.0.1:0").unwrap();
+    let upstream = broker.local_addr().unwrap().to_string();
+    let broker_thread = std::thread::spawn(move || {
+        let (mut s, _) = broker.accept().unwrap();
+        assert_eq!(read_frame(&mut s), METADATA_REQ);
+        s.write_all(METADATA_RESP).unwrap();
+    });
+    let (child, port) = start_proxy(&upstream, Stdio::piped(), "3");
+    let mut client = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    client
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    client.write_all(METADATA_REQ).unwrap();
+    let got = read_frame(&mut client);
+    drop(client);
+    broker_thread.join().unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let line = stdout
+        .lines()
+        .find(|l| l.contains("\"direction\":\"response\""))
+        .unwrap_or_else(|| panic!("no response line in {stdout}"));
+    let j: serde_json::Value = serde_json::from_str(line).unwrap();
+    assert_eq!(j["rewritten"], true, "{line}");
+    let broker = &j["body"]["brokers"][0];
+    assert_eq!(broker["host"], "127.0.0.1", "{line}");
+    assert_ne!(broker["port"], 9092, "{line}");
+    assert_eq!(
+        j["beforeRewrite"]["brokers"][0]["host"], "broker.example",
+        "{line}"
+    );
+    assert_eq!(j["beforeRewrite"]["brokers"][0]["port"], 9092, "{line}");
+    // The port logged is the one the client was sent (bytes 26..30 of the answer: after
+    // size, correlation id, broker count, node id and the 11-byte host "127.0.0.1").
+    let sent_port = i32::from_be_bytes(got[4 + 4 + 4 + 4 + 2 + 9..][..4].try_into().unwrap());
+    assert_eq!(broker["port"], sent_port, "{line}");
+}
+
+#[test]
+fn a_closed_stdout_ends_the_proxy_quietly_with_the_sigpipe_status() {
+    let broker = TcpListener::bind("127.0.0.1:0").unwrap();
+    let upstream = broker.local_addr().unwrap().to_string();
+    // The broker accepts and then just holds the connection.
+    let broker_thread = std::thread::spawn(move || broker.accept().map(|(s, _)| s));
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let (mut child, port) = start_proxy(&upstream, Stdio::from(writer), "60");
+    let started = std::time::Instant::now();
+    let mut client = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    // Its log line cannot be written: the proxy ends then, not when --duration is over
+    // (when its summary would fail to print too).
+    client.write_all(METADATA_REQ).unwrap();
+    let status = child.wait().unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "the proxy ran on with its log gone"
+    );
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(status.code(), Some(141), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    drop(client);
+    let _ = broker_thread.join();
+}
