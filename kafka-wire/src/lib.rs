@@ -79,7 +79,7 @@ pub use error::{
 pub use field::{Cx, Field, NullableField, MAX_STRING_LEN};
 pub use frame::{DecodeOptions, DecodedFrame};
 pub use header::{RequestHeader, ResponseHeader};
-pub use limits::{DecodeLimits, Limit};
+pub use limits::{DecodeLimits, Limit, DEFAULT_MAX_DECOMPRESSED_BATCH};
 pub use message::{
     check_room, request_header_version, response_header_version, ApiMessage, KafkaMessage, Rewind,
     API_VERSIONS_KEY,

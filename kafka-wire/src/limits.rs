@@ -39,6 +39,8 @@ pub enum Limit {
     UnknownTaggedFields,
     /// [`DecodeLimits::max_unknown_tagged_bytes`].
     UnknownTaggedBytes,
+    /// [`DecodeLimits::max_decompressed_batch`].
+    DecompressedBatch,
 }
 
 impl fmt::Display for Limit {
@@ -50,15 +52,21 @@ impl fmt::Display for Limit {
             Limit::ArrayLen => "max_array_len",
             Limit::UnknownTaggedFields => "max_unknown_tagged_fields",
             Limit::UnknownTaggedBytes => "max_unknown_tagged_bytes",
+            Limit::DecompressedBatch => "max_decompressed_batch",
         })
     }
 }
 
+/// The default of [`DecodeLimits::max_decompressed_batch`]: 64 MiB.
+pub const DEFAULT_MAX_DECOMPRESSED_BATCH: usize = 64 * 1024 * 1024;
+
 /// Limits on what a decode accepts, on top of what the input can hold. Build with
 /// [`DecodeLimits::new`] (the defaults) and the setters; give them to a [`Reader`](crate::Reader)
 /// ([`Reader::with_limits`](crate::Reader::with_limits)), to
-/// [`frame::read_frame_with_limits`](crate::frame::read_frame_with_limits) and to the tokio
-/// codec (`FrameCodec::with_limits`).
+/// [`frame::read_frame_with_limits`](crate::frame::read_frame_with_limits), to the tokio
+/// codec (`FrameCodec::with_limits`) and, with the `records` feature, to the record-batch
+/// reader (`records::ReadOptions::from_limits`, `Records::batches_with_limits`), so one value
+/// configures a server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DecodeLimits {
     max_frame_size: usize,
@@ -67,12 +75,14 @@ pub struct DecodeLimits {
     max_array_len: usize,
     max_unknown_tagged_fields: usize,
     max_unknown_tagged_bytes: usize,
+    max_decompressed_batch: usize,
 }
 
 impl DecodeLimits {
     /// The defaults: frames up to 100 MiB (Kafka's `socket.request.max.bytes`), strings up
     /// to 32767 bytes (Kafka's int16 limit), and bytes values, arrays and unknown tagged
-    /// fields bounded only by the input.
+    /// fields bounded only by the input, and a compressed record batch decompressing to at
+    /// most 64 MiB ([`DEFAULT_MAX_DECOMPRESSED_BATCH`]).
     pub const DEFAULT: DecodeLimits = DecodeLimits {
         max_frame_size: DEFAULT_MAX_FRAME_SIZE,
         max_string_len: MAX_STRING_LEN,
@@ -80,6 +90,7 @@ impl DecodeLimits {
         max_array_len: usize::MAX,
         max_unknown_tagged_fields: usize::MAX,
         max_unknown_tagged_bytes: usize::MAX,
+        max_decompressed_batch: DEFAULT_MAX_DECOMPRESSED_BATCH,
     };
 
     /// The defaults ([`DecodeLimits::DEFAULT`]).
@@ -117,6 +128,15 @@ impl DecodeLimits {
         self.max_unknown_tagged_bytes = n;
         self
     }
+    /// The most bytes one compressed record batch may decompress to (checked while
+    /// decompressing, so a small input claiming a huge output stops after about this many
+    /// bytes). Kafka itself has no such limit; the default, 64 MiB, is well above a broker's
+    /// default `message.max.bytes` (1 MiB) and a consumer's default `fetch.max.bytes`
+    /// (50 MiB). Read by the `records` module through `ReadOptions::from_limits`.
+    pub const fn max_decompressed_batch(mut self, n: usize) -> Self {
+        self.max_decompressed_batch = n;
+        self
+    }
 
     /// The frame size limit.
     pub const fn frame_size(&self) -> usize {
@@ -141,6 +161,10 @@ impl DecodeLimits {
     /// The limit on unknown tagged payload bytes per struct.
     pub const fn unknown_tagged_bytes(&self) -> usize {
         self.max_unknown_tagged_bytes
+    }
+    /// The limit on one record batch's decompressed size.
+    pub const fn decompressed_batch(&self) -> usize {
+        self.max_decompressed_batch
     }
 }
 

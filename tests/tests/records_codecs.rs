@@ -347,6 +347,65 @@ fn bomb_in_a_batch_with_the_default_limit() {
     );
 }
 
+/// Every bomb as the second batch of a record set, read through one `DecodeLimits` at 1 MiB
+/// (`Records::batches_with_limits`): the first batch reads, the bomb is
+/// `DecompressedTooLarge` naming `max_decompressed_batch`, at byte 61 of batch 1, after
+/// allocating about the limit.
+#[test]
+fn bombs_through_decode_limits() {
+    use kafka_wire::{DecodeLimits, Limit, Records};
+    let limit = MIB;
+    let limits = DecodeLimits::new().max_decompressed_batch(limit);
+    assert_eq!(DecodeLimits::new().decompressed_batch(), 64 * MIB);
+    assert_eq!(
+        ReadOptions::from_limits(&DecodeLimits::new()),
+        ReadOptions::default()
+    );
+    assert_eq!(ReadOptions::from(&limits).max_decompressed_size, limit);
+    let bombs = [
+        (Compression::Gzip, gzip_bomb(1024)),
+        (Compression::Zstd, zstd_bomb(8192)),
+        (Compression::Lz4, lz4_bomb(4096)),
+        (Compression::Snappy, snappy_bomb(8192)),
+        (
+            Compression::Snappy,
+            vec![0x80, 0x80, 0x80, 0x80, 0x04, 0x00],
+        ),
+    ];
+    for (codec, bomb) in bombs {
+        let mut first = BatchBuilder::new(0);
+        first.append(1, None, Some(b"before the bomb"), &[]);
+        let mut set = first.build_vec().unwrap();
+        let second_at = set.len();
+        let mut raw = plain_header(codec, 1);
+        raw.extend_from_slice(&bomb);
+        fix_len_and_crc(&mut raw);
+        set.extend_from_slice(&raw);
+        let records = Records(Bytes::from(set));
+        let mut batches = records.batches_with_limits(&limits);
+        let ok = batches.next().unwrap().unwrap();
+        assert_eq!(ok.records().unwrap().iter().count(), 1);
+        let batch = batches.next().unwrap().unwrap();
+        let (r, allocated) = measure(|| batch.records().map(|_| ()));
+        let e = r.unwrap_err();
+        assert_eq!(
+            e.kind(),
+            &RecordsErrorKind::DecompressedTooLarge { limit },
+            "{codec}"
+        );
+        assert_eq!(e.kind().limit(), Some(Limit::DecompressedBatch));
+        assert_eq!((e.offset(), e.batch()), (second_at + 61, 1), "{codec}");
+        assert!(
+            e.to_string().contains("max_decompressed_batch"),
+            "{codec}: {e}"
+        );
+        assert!(
+            allocated <= 4 * limit + 256 * 1024,
+            "{codec}: allocated {allocated} bytes for a limit of {limit}"
+        );
+    }
+}
+
 #[test]
 fn legacy_wrapper_rules() {
     // A magic-1 wrapper built by hand: inner messages with relative offsets 0 and 1, the

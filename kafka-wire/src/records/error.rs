@@ -92,8 +92,10 @@ pub enum RecordsErrorKind {
         /// What the codec said.
         message: String,
     },
-    /// Decompression would produce more than the configured maximum.
-    #[error("decompressed records exceed the limit of {limit} bytes")]
+    /// Decompression would produce more than the configured maximum
+    /// ([`Limit::DecompressedBatch`](crate::Limit::DecompressedBatch), see
+    /// [`limit`](Self::limit)).
+    #[error("decompressed records exceed the limit of {limit} bytes (max_decompressed_batch)")]
     DecompressedTooLarge {
         /// The limit ([`ReadOptions::max_decompressed_size`](super::ReadOptions::max_decompressed_size)).
         limit: usize,
@@ -126,6 +128,18 @@ pub enum RecordsErrorKind {
     /// A control record whose key or value cannot be read.
     #[error("invalid control record: {0}")]
     InvalidControlRecord(&'static str),
+}
+
+impl RecordsErrorKind {
+    /// The [`DecodeLimits`](crate::DecodeLimits) limit this error is about, if it is a limit
+    /// and not malformed input: [`Limit::DecompressedBatch`](crate::Limit::DecompressedBatch)
+    /// for [`DecompressedTooLarge`](Self::DecompressedTooLarge).
+    pub fn limit(&self) -> Option<crate::Limit> {
+        match self {
+            RecordsErrorKind::DecompressedTooLarge { .. } => Some(crate::Limit::DecompressedBatch),
+            _ => None,
+        }
+    }
 }
 
 /// A record-set failure: the kind, the byte offset, the batch index and (inside a batch) the

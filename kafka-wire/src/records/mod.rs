@@ -61,8 +61,9 @@ pub const RECORD_BATCH_OVERHEAD: usize = 61;
 pub const LEGACY_MIN_SIZE_V0: usize = 14;
 /// The smallest legacy magic-1 message (its size field).
 pub const LEGACY_MIN_SIZE_V1: usize = 22;
-/// The default of [`ReadOptions::max_decompressed_size`]: 64 MiB.
-pub const DEFAULT_MAX_DECOMPRESSED_SIZE: usize = 64 * 1024 * 1024;
+/// The default of [`ReadOptions::max_decompressed_size`]: 64 MiB, the same as
+/// [`DecodeLimits::max_decompressed_batch`](crate::DecodeLimits::max_decompressed_batch)'s.
+pub const DEFAULT_MAX_DECOMPRESSED_SIZE: usize = crate::DEFAULT_MAX_DECOMPRESSED_BATCH;
 
 /// How batches are read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,8 +75,40 @@ pub struct ReadOptions {
     ///
     /// Kafka itself sets no such limit. The default, 64 MiB, is well above a broker's default
     /// `message.max.bytes` (1 MiB) and a consumer's default `fetch.max.bytes` (50 MiB), and
-    /// bounds what a small hostile batch can make the reader allocate.
+    /// bounds what a small hostile batch can make the reader allocate. A server that keeps
+    /// its limits in one [`DecodeLimits`](crate::DecodeLimits) sets it there
+    /// ([`max_decompressed_batch`](crate::DecodeLimits::max_decompressed_batch)) and reads
+    /// with [`ReadOptions::from_limits`].
     pub max_decompressed_size: usize,
+}
+
+impl ReadOptions {
+    /// The options `limits` implies: CRC checked, and at most
+    /// [`DecodeLimits::max_decompressed_batch`](crate::DecodeLimits::max_decompressed_batch)
+    /// bytes per decompressed batch. Exceeding it is
+    /// [`RecordsErrorKind::DecompressedTooLarge`], whose
+    /// [`limit`](RecordsErrorKind::limit) is
+    /// [`Limit::DecompressedBatch`](crate::Limit::DecompressedBatch).
+    ///
+    /// ```
+    /// use kafka_wire::DecodeLimits;
+    /// use kafka_wire::records::ReadOptions;
+    ///
+    /// let limits = DecodeLimits::new().max_decompressed_batch(1 << 20);
+    /// assert_eq!(ReadOptions::from_limits(&limits).max_decompressed_size, 1 << 20);
+    /// ```
+    pub const fn from_limits(limits: &crate::DecodeLimits) -> Self {
+        ReadOptions {
+            verify_crc: true,
+            max_decompressed_size: limits.decompressed_batch(),
+        }
+    }
+}
+
+impl From<&crate::DecodeLimits> for ReadOptions {
+    fn from(limits: &crate::DecodeLimits) -> Self {
+        ReadOptions::from_limits(limits)
+    }
 }
 
 impl Default for ReadOptions {
@@ -341,5 +374,12 @@ impl crate::Records {
     /// The batches of this record set, read with `opts`.
     pub fn batches_with(&self, opts: ReadOptions) -> Batches {
         Batches::new(self.0.clone(), opts)
+    }
+
+    /// The batches of this record set, read under `limits`
+    /// ([`ReadOptions::from_limits`]: CRC checked, decompression bounded by
+    /// [`DecodeLimits::max_decompressed_batch`](crate::DecodeLimits::max_decompressed_batch)).
+    pub fn batches_with_limits(&self, limits: &crate::DecodeLimits) -> Batches {
+        Batches::new(self.0.clone(), ReadOptions::from_limits(limits))
     }
 }
