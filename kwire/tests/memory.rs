@@ -4,7 +4,8 @@
 //!
 //! The inputs are the worst shapes the schemas allow: arrays of one-byte elements (empty
 //! compact strings) and of two-byte structs (an empty array and a tagged-field count), where
-//! the output per input byte, and the number of tree nodes, is largest. The peak is read by
+//! the output per input byte, and the number of tree nodes, is largest; and a record batch
+//! of 100,000 records of 7 or 8 bytes, each a subtree in `dump` and an object in the JSON. The peak is read by
 //! GNU time (`/usr/bin/time`, installed by `.ci/run`).
 
 use std::io::Write;
@@ -93,12 +94,40 @@ fn empty_structs(n: usize) -> Vec<u8> {
     dynamic::encode_frame(&f).unwrap()
 }
 
+/// Produce v3 request with one uncompressed batch of `n` records with a null key and an
+/// empty value (7 or 8 bytes each): every record is a subtree in `dump` and an object in
+/// the JSON.
+fn tiny_records(n: usize) -> Vec<u8> {
+    let mut b = kafka_wire::records::BatchBuilder::new(0);
+    for _ in 0..n {
+        b.append(1_700_000_000_000, None, Some(b""), &[]);
+    }
+    let batch = b.build().unwrap();
+    let api = ApiKey::from_i16(0).unwrap();
+    let mut f = dynamic::sample_frame(ApiKind::Request, 0, api.request_meta(), 3);
+    let Some(Value::Array(topics)) = f.body.get_mut("TopicData") else {
+        panic!("no TopicData")
+    };
+    let Some(Value::Struct(topic)) = topics.first_mut() else {
+        panic!("no topic")
+    };
+    let Some(Value::Array(parts)) = topic.get_mut("PartitionData") else {
+        panic!("no PartitionData")
+    };
+    let Some(Value::Struct(part)) = parts.first_mut() else {
+        panic!("no partition")
+    };
+    *part.get_mut("Records").unwrap() = Value::Records(batch);
+    dynamic::encode_frame(&f).unwrap()
+}
+
 #[test]
 fn dump_and_decode_hold_at_most_20_times_the_line() {
     let small = hex(&empty_strings(1));
     let cases = [
         ("empty strings", hex(&empty_strings(1_000_000))),
         ("empty structs", hex(&empty_structs(500_000))),
+        ("tiny records", hex(&tiny_records(100_000))),
     ];
     for (what, line) in &cases {
         let line = format!("{line}\n");
