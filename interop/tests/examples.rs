@@ -1,7 +1,7 @@
-//! The `client` and `broker` examples, run as their own processes: the client against
-//! librdkafka's mock cluster and against the broker stub, and the stub's ApiVersions
-//! fallback read by a plain socket. Run them with `cargo test -p kafka-wire-interop`, which
-//! builds the examples first (`--test examples` alone reuses whatever examples were built).
+//! The `client` and `broker` examples of the top-level `examples/` package, run as their own
+//! processes: the client against librdkafka's mock cluster and against the broker stub, and
+//! the stub's ApiVersions fallback read by a plain socket. `cargo test --workspace` builds
+//! the examples; when they are missing (this package's tests alone), they are built first.
 
 mod common;
 
@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use common::mock_cluster;
+use common::{mock_cluster, TOPIC};
 use kafka_wire::frame::{self, DEFAULT_MAX_FRAME_SIZE};
 use kafka_wire::RequestHeader;
 use kafka_wire_messages::{ApiVersionsRequest, ApiVersionsResponse};
@@ -28,7 +28,7 @@ fn example(name: &str) -> PathBuf {
     if !path.exists() {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let status = Command::new(cargo)
-            .args(["build", "-p", "kafka-wire-interop", "--examples"])
+            .args(["build", "-p", "kafka-wire-examples", "--examples"])
             .status()
             .expect("run cargo build --examples");
         assert!(status.success(), "building the examples failed");
@@ -113,6 +113,22 @@ fn client_example_against_the_mock_cluster() {
     assert!(out.contains("use ApiVersions v2"), "{out}");
     assert!(out.contains("use AddPartitionsToTxn v1"), "{out}");
     assert!(out.contains("use TxnOffsetCommit v3"), "{out}");
+    // Metadata: the mock serves 0-12, and its v12 answer carries one zero byte after a
+    // correct body, which the client reads as Java's clients do (they never look past the
+    // body), through the opt-in lenient decode.
+    assert!(out.contains("use Metadata v12"), "{out}");
+    assert!(
+        out.contains("Metadata v12: ignored 1 byte(s) after the body"),
+        "{out}"
+    );
+    assert!(out.contains("Metadata v12: 3 brokers"), "{out}");
+    for id in 1..=3 {
+        assert!(out.contains(&format!("broker {id} at ")), "{out}");
+    }
+    assert!(
+        out.contains(&format!("topic {TOPIC}: 4 partitions, error code 0")),
+        "{out}"
+    );
 }
 
 #[test]
@@ -125,6 +141,7 @@ fn client_example_against_the_broker_example() {
     );
     // The stub lists ApiVersions alone.
     assert!(out.contains("broker lists 1 APIs; 1 of the"), "{out}");
+    assert!(out.contains("the broker does not offer Metadata"), "{out}");
 }
 
 #[test]

@@ -2,9 +2,6 @@
 //! [`ResponseBody`] enums, and whole frames ([`RequestFrame`], [`ResponseFrame`]), all
 //! declared by [`apis!`](crate::apis), which users call for their own lists of APIs.
 
-#[allow(clippy::wildcard_imports)]
-use crate::generated::*;
-
 // The methods of `RequestBody` and `ResponseBody` of `apis!`: one template for both sides.
 #[doc(hidden)]
 #[macro_export]
@@ -83,6 +80,12 @@ macro_rules! __body_impl {
 /// the request and response types must implement `KafkaMessage`, `Debug`, `Clone`,
 /// `PartialEq` and `Default`.
 ///
+/// To include every API this crate ships, start the list with `use shipped;`: the call then
+/// declares the shipped APIs (as [`ApiKey`](crate::ApiKey) does, same variant names), then
+/// yours. Your APIs' keys and variant names must then differ from the shipped ones (a repeated
+/// key is a compile error); for your own version of a shipped API, list the shipped ones you
+/// want by path instead, as in the first example.
+///
 /// ```
 /// mod my_apis {
 ///     use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
@@ -146,8 +149,69 @@ macro_rules! __body_impl {
 /// assert_eq!(ApiKey::from_i16(18), Some(ApiKey::ApiVersions));
 /// assert_eq!(ApiKey::from_i16(0), None); // Produce is not in this list
 /// ```
+///
+/// Every shipped API plus one of your own, with one switch:
+///
+/// ```
+/// mod all_apis {
+///     use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
+///
+///     /// A private API of this deployment, on a key Kafka does not use.
+///     #[derive(KafkaMessage, Debug, Clone, PartialEq)]
+///     #[kafka(api_key = 30000, request, versions = "0", flexible = "0+")]
+///     pub struct EchoRequest {
+///         /// What to echo.
+///         #[kafka(versions = "0+")]
+///         pub text: Str,
+///         /// Tagged fields this struct does not declare.
+///         pub unknown_tagged_fields: UnknownTaggedFields,
+///     }
+///
+///     /// The answer to an [`EchoRequest`].
+///     #[derive(KafkaMessage, Debug, Clone, PartialEq)]
+///     #[kafka(api_key = 30000, response, versions = "0", flexible = "0+")]
+///     pub struct EchoResponse {
+///         /// The text echoed.
+///         #[kafka(versions = "0+")]
+///         pub text: Str,
+///         /// Tagged fields this struct does not declare.
+///         pub unknown_tagged_fields: UnknownTaggedFields,
+///     }
+///
+///     kafka_wire_messages::apis! {
+///         use shipped;
+///         /// Echo (30000), declared above.
+///         Echo = 30000 => EchoRequest, EchoResponse;
+///     }
+/// }
+///
+/// use all_apis::{ApiKey, EchoRequest, RequestBody, RequestFrame};
+///
+/// // Every shipped API is there, under the shipped names, and Echo after them.
+/// assert_eq!(ApiKey::ALL.len(), kafka_wire_messages::ApiKey::ALL.len() + 1);
+/// assert_eq!(ApiKey::from_i16(3), Some(ApiKey::Metadata));
+/// assert_eq!(ApiKey::from_i16(30000), Some(ApiKey::Echo));
+///
+/// // A shipped API's frame decodes through this dispatch as through the shipped one.
+/// let metadata = kafka_wire_messages::RequestFrame::new(
+///     1, None, 12, kafka_wire_messages::MetadataRequest::default(),
+/// );
+/// let bytes = metadata.to_bytes().unwrap();
+/// let back = RequestFrame::decode(&bytes).unwrap();
+/// assert!(matches!(back.body, RequestBody::Metadata(_)));
+/// assert_eq!(back.to_bytes().unwrap(), bytes);
+///
+/// // So does our own: v0, header v2, correlation id 2, no client id; text "hi".
+/// let echo = RequestFrame::new(2, None, 0, EchoRequest { text: "hi".into(), ..Default::default() });
+/// let bytes = echo.to_bytes().unwrap();
+/// assert_eq!(&bytes[..], b"\x00\x00\x00\x0f\x75\x30\x00\x00\x00\x00\x00\x02\xff\xff\x00\x03hi\x00");
+/// assert_eq!(RequestFrame::decode(&bytes).unwrap(), echo);
+/// ```
 #[macro_export]
 macro_rules! apis {
+    (use shipped; $($rest:tt)*) => {
+        $crate::__shipped_apis! { $($rest)* }
+    };
     ($( $(#[$doc:meta])* $variant:ident = $key:literal => $req:ty, $resp:ty; )*) => {
         /// An API this crate declares, by its Kafka API key.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -157,7 +221,8 @@ macro_rules! apis {
         }
 
         impl ApiKey {
-            /// Every declared API, in ascending key order.
+            /// Every declared API, in the order listed (the shipped ones first, by key, after
+            /// `use shipped;`).
             pub const ALL: &'static [ApiKey] = &[$(ApiKey::$variant),*];
 
             /// The API with key `key`, or `None` if this crate does not declare it.
@@ -199,7 +264,7 @@ macro_rules! apis {
         #[derive(Debug, Clone, PartialEq)]
         pub enum RequestBody {
             $(
-                #[doc = concat!("A [`", stringify!($req), "`].")]
+                #[doc = concat!("The request of [`ApiKey::", stringify!($variant), "`].")]
                 $variant($req),
             )*
         }
@@ -208,7 +273,7 @@ macro_rules! apis {
         #[derive(Debug, Clone, PartialEq)]
         pub enum ResponseBody {
             $(
-                #[doc = concat!("A [`", stringify!($resp), "`].")]
+                #[doc = concat!("The response of [`ApiKey::", stringify!($variant), "`].")]
                 $variant($resp),
             )*
         }

@@ -1015,31 +1015,42 @@ fn apis_source(modules: &[Module]) -> String {
     let mut src = String::new();
     src.push_str(HEADER);
     src.push_str(
-        "// The list of APIs, for the `apis!` macro that declares `ApiKey`, `RequestBody` and\n",
+        "// The list of APIs, as a macro that hands it to `apis!` (so that a user's `apis!` call\n",
     );
-    src.push_str("// `ResponseBody`, and the fact of each API the derive does not carry (its listeners).\n\n");
-    src.push_str("apis! {\n");
+    src.push_str(
+        "// can include it with `use shipped;`), this crate's own `apis!` call, and the fact of\n",
+    );
+    src.push_str("// each API the derive does not carry (its listeners).\n\n");
+    src.push_str(
+        "/// Calls [`apis!`](crate::apis) with every API this crate ships, then the lines given\n",
+    );
+    src.push_str("/// (what `apis! { use shipped; ... }` expands to).\n");
+    src.push_str("#[doc(hidden)]\n#[macro_export]\nmacro_rules! __shipped_apis {\n");
+    src.push_str("    ($($rest:tt)*) => {\n        $crate::apis! {\n");
     for m in modules {
         let (Some(req), Some(resp)) = (m.schemas.first(), m.schemas.get(1)) else {
             continue;
         };
         let _ = writeln!(
             src,
-            "    /// {} ({}): listeners {}.",
+            "            /// {} ({}): listeners {}.",
             api_name(req),
             req.api_key.unwrap_or_default(),
             req.listeners.join(", ")
         );
         let _ = writeln!(
             src,
-            "    {} = {} => {}, {};",
+            "            {} = {} => $crate::{}, $crate::{};",
             api_name(req),
             req.api_key.unwrap_or_default(),
             req.name,
             resp.name
         );
     }
-    src.push_str("}\n\n");
+    src.push_str("            $($rest)*\n        }\n    };\n}\n\n");
+    // Called by name, not as `apis! { use shipped; }`: a `macro_export` macro that comes out
+    // of `include!` cannot be named by path inside its own crate.
+    src.push_str("__shipped_apis! {}\n\n");
     src.push_str("impl ApiKey {\n");
     src.push_str("    /// The listeners that accept this API (Kafka's `listeners`).\n");
     src.push_str(

@@ -3,7 +3,7 @@
 //! UNSUPPORTED_VERSION v0 answer listing the versions it has.
 //!
 //! ```sh
-//! cargo run -p kafka-wire-interop --example broker -- 127.0.0.1:9092
+//! cargo run -p kafka-wire-examples --example broker -- 127.0.0.1:9092
 //! ```
 //!
 //! It prints `listening on ADDR` once bound (port 0 picks a free one), serves connections until
