@@ -38,11 +38,12 @@ use kafka_wire::{KafkaType, StructMeta};
 use serde_json::{json, Map, Value as Json};
 
 /// How kwire reads batches: CRCs are checked but a bad one does not stop reading (it is
-/// shown), and decompression stops at the library's default limit per batch (64 MiB).
+/// shown), and decompression stops at the default `DecodeLimits::max_decompressed_batch`
+/// (64 MiB per batch; more is shown as an error).
 pub fn options() -> ReadOptions {
     ReadOptions {
         verify_crc: false,
-        ..ReadOptions::default()
+        ..ReadOptions::from_limits(&kafka_wire::DecodeLimits::DEFAULT)
     }
 }
 
