@@ -1,6 +1,7 @@
 //! One record-batch operation in a loop, for instruction counts under callgrind:
 //! `valgrind --tool=callgrind target/release/examples/records_profile large none read ours 10`
-//! (workload large|tiny; codec none|gzip|snappy|lz4|zstd; op read|build|crc; lib ours|theirs).
+//! (workload large|tiny; codec none|gzip|snappy|lz4|zstd; op read|read-nocrc|build|crc; lib
+//! ours|theirs; read-nocrc is ours only).
 //! Subtract a run with count 0 to remove the setup. `records_profile time` instead prints
 //! the median wall-clock time per operation of every pair, for a quick look on a busy box.
 
@@ -69,7 +70,9 @@ fn main() {
         return time_all();
     }
     let [w, codec, op, lib, n] = &a[..] else {
-        eprintln!("usage: records_profile large|tiny CODEC read|build|crc ours|theirs N");
+        eprintln!(
+            "usage: records_profile large|tiny CODEC read|read-nocrc|build|crc ours|theirs N"
+        );
         std::process::exit(2);
     };
     let w = if w == "large" {
@@ -86,6 +89,8 @@ fn main() {
     for _ in 0..n {
         match (op.as_str(), lib.as_str()) {
             ("read", "ours") => sum += read_ours(black_box(&ours)),
+            // Ours without the CRC check (kafka-protocol always checks it).
+            ("read-nocrc", "ours") => sum += read_ours_with(black_box(&ours), false),
             ("read", "theirs") => sum += read_theirs(black_box(&theirs)),
             ("build", "ours") => build_ours(black_box(&w), codec, &mut v),
             ("build", "theirs") => build_theirs(black_box(&w), codec, &mut m),

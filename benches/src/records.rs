@@ -100,8 +100,17 @@ pub fn build_theirs(w: &RecordsWorkload, codec: Compression, out: &mut BytesMut)
 /// Reads every record with kafka-wire; returns a checksum of what was read so nothing is
 /// optimised away.
 pub fn read_ours(bytes: &Bytes) -> usize {
+    read_ours_with(bytes, true)
+}
+
+/// [`read_ours`] with the CRC check on or off, to separate the CRC's share of the cost.
+pub fn read_ours_with(bytes: &Bytes, verify_crc: bool) -> usize {
+    let opts = ReadOptions {
+        verify_crc,
+        ..ReadOptions::default()
+    };
     let mut sum = 0usize;
-    for batch in Batches::new(bytes.clone(), ReadOptions::default()) {
+    for batch in Batches::new(bytes.clone(), opts) {
         let batch = batch.expect("batch");
         let recs = batch.records().expect("records");
         for r in &recs {
