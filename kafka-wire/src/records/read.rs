@@ -603,7 +603,7 @@ impl<'a> Cur<'a> {
         Ok(((raw >> 1) as i32) ^ -((raw & 1) as i32))
     }
 
-    #[inline(never)]
+    #[inline(always)]
     fn varint_slow(&mut self, first: u8) -> Result<u32, Short> {
         let mut v = u32::from(first & 0x7f);
         let mut shift = 7;
