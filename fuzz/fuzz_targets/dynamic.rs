@@ -5,7 +5,9 @@
 //! Checks: no panic; the same result as the typed codec (equal errors, or values that encode
 //! to the same bytes); decode `Ok` ⇒ encode gives the input back, and so does the Kafka-style
 //! JSON of the value read back; the dump (a decode with a trace) never panics either; memory
-//! within `K_DYN·n + c` for the decode and `K_DUMP·n + c` for the dump.
+//! within `K_DYN·n + c` for the decode and `K_DUMP·n + c` for the dump. The streaming paths
+//! kwire takes agree with the tree ones: `walk_from` reports the same nodes and result as
+//! `decode_from`, and `write_json` writes exactly `struct_to_json` of the decoded value.
 #![no_main]
 
 use bytes::Bytes;
@@ -55,6 +57,14 @@ fuzz_target!(|data: &[u8]| {
     };
     match (res, typed) {
         (Ok(v), Ok(typed_bytes)) => {
+            let mut streamed = Vec::new();
+            dynamic::write_json(meta, &buf, 0, version, &mut streamed, None)
+                .expect("a decodable body streams");
+            assert_eq!(
+                String::from_utf8(streamed).expect("UTF-8 JSON"),
+                json::struct_to_json(&v, version).to_string(),
+                "streamed JSON differs"
+            );
             let out = dynamic::encode(&v, version).expect("decoded value encodes");
             assert_eq!(out, body, "dynamic re-encoding differs");
             assert_eq!(typed_bytes.as_deref(), Some(body), "typed re-encoding differs");
@@ -80,4 +90,17 @@ fuzz_target!(|data: &[u8]| {
         (res.is_ok(), roots.len())
     });
     check_alloc(K_DUMP, body.len(), allocated);
+
+    // The streaming dump path: the same nodes and the same result without keeping values.
+    let tree = |walk: bool| {
+        let mut trace = Trace::new();
+        let mut r = Reader::new(&buf);
+        let res = if walk {
+            dynamic::walk_from(meta, &mut r, version, Some(&mut trace)).map(drop)
+        } else {
+            dynamic::decode_from(meta, &mut r, version, Some(&mut trace)).map(drop)
+        };
+        (res.map_err(|e| e.to_string()), format!("{:?}", trace.into_roots()))
+    };
+    assert_eq!(tree(true), tree(false), "walk and decode differ");
 });
