@@ -67,7 +67,11 @@ fuzz_target!(|data: &[u8]| {
             );
             let out = dynamic::encode(&v, version).expect("decoded value encodes");
             assert_eq!(out, body, "dynamic re-encoding differs");
-            assert_eq!(typed_bytes.as_deref(), Some(body), "typed re-encoding differs");
+            assert_eq!(
+                typed_bytes.as_deref(),
+                Some(body),
+                "typed re-encoding differs"
+            );
             let j = json::struct_to_json(&v, version);
             let back = json::struct_from_json(meta, &j, version).expect("JSON reads back");
             let again = dynamic::encode(&back, version).expect("JSON value encodes");
@@ -100,7 +104,10 @@ fuzz_target!(|data: &[u8]| {
         } else {
             dynamic::decode_from(meta, &mut r, version, Some(&mut trace)).map(drop)
         };
-        (res.map_err(|e| e.to_string()), format!("{:?}", trace.into_roots()))
+        (
+            res.map_err(|e| e.to_string()),
+            format!("{:?}", trace.into_roots()),
+        )
     };
     assert_eq!(tree(true), tree(false), "walk and decode differ");
 });
