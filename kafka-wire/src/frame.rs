@@ -335,7 +335,20 @@ pub fn encode_request<M: ApiMessage, B: BufMut + ?Sized>(
     }
     let version = header.request_api_version;
     let hv = M::header_version(version);
-    put_frame_size(buf, header.encoded_size(hv) + body.encoded_size(version))?;
+    let size = header.encoded_size(hv) + body.encoded_size(version);
+    if crate::is_bounded(buf) {
+        // All or nothing: a body that fails must not leave the prefix and header behind.
+        return crate::put_staged(buf, 4 + size, |v| encode_request(v, header, body)).map_err(
+            |e| {
+                if e.path().is_empty() {
+                    e.in_part("frame")
+                } else {
+                    e
+                }
+            },
+        );
+    }
+    put_frame_size(buf, size)?;
     header.encode(buf, hv).map_err(|e| e.in_part("header"))?;
     body.encode(buf, version).map_err(|e| e.in_part("body"))
 }
@@ -351,7 +364,19 @@ pub fn encode_response<M: ApiMessage, B: BufMut + ?Sized>(
     body: &M,
 ) -> Result<(), EncodeError> {
     let hv = M::header_version(version);
-    put_frame_size(buf, header.encoded_size(hv) + body.encoded_size(version))?;
+    let size = header.encoded_size(hv) + body.encoded_size(version);
+    if crate::is_bounded(buf) {
+        // All or nothing, as for requests.
+        return crate::put_staged(buf, 4 + size, |v| encode_response(v, header, version, body))
+            .map_err(|e| {
+                if e.path().is_empty() {
+                    e.in_part("frame")
+                } else {
+                    e
+                }
+            });
+    }
+    put_frame_size(buf, size)?;
     header.encode(buf, hv).map_err(|e| e.in_part("header"))?;
     body.encode(buf, version).map_err(|e| e.in_part("body"))
 }

@@ -20,16 +20,22 @@ pub trait KafkaMessage: Field + Default {
     /// the version is not nullable, a string over 32767 bytes, a length above its prefix's
     /// maximum, unknown tagged fields at a non-flexible version or out of order.
     ///
-    /// Never panics: the room left in `buf` is checked against the exact size first, and a
-    /// buffer that is too small (a fixed `&mut [u8]`, a `Limit`) is `BufferTooSmall` with
-    /// nothing written. A failure found while writing leaves the bytes written before it in a
-    /// plain `BufMut`; [`encode_append`](Self::encode_append) (for `Vec<u8>` and `BytesMut`)
-    /// and [`encode_to_vec`](Self::encode_to_vec) leave nothing behind.
+    /// Never panics, and a bounded buffer gets all or nothing: the room left in `buf` is
+    /// checked against the exact size first (a fixed `&mut [u8]` or a `Limit` that is too
+    /// small is `BufferTooSmall`, nothing written), then the message is written to a scratch
+    /// vector and copied in only once the whole of it encoded. A growable buffer (`Vec<u8>`,
+    /// `BytesMut`, any `BufMut` reporting room near `usize::MAX`) is written directly, for
+    /// speed, so a failure found while writing leaves the bytes before it there;
+    /// [`encode_append`](Self::encode_append) (for `Vec<u8>` and `BytesMut`) and
+    /// [`encode_to_vec`](Self::encode_to_vec) leave nothing behind.
     fn encode<B: BufMut + ?Sized>(&self, buf: &mut B, version: Version) -> Result<(), EncodeError> {
         // A growable buffer (`Vec`, `BytesMut`) reports room near `isize::MAX`: only a bounded
-        // one needs the size pass.
-        if buf.remaining_mut() < ROOMY {
-            check_room(buf, self.encoded_size(version)).map_err(|e| e.in_root(Self::META.name))?;
+        // one needs the size pass and the scratch copy.
+        if is_bounded(buf) {
+            return put_staged(buf, self.encoded_size(version), |v| {
+                self.write(v, Cx::new(version))
+            })
+            .map_err(|e| e.in_root(Self::META.name));
         }
         self.write(buf, Cx::new(version))
             .map_err(|e| e.in_root(Self::META.name))
@@ -118,6 +124,33 @@ pub fn check_room<B: BufMut + ?Sized>(buf: &B, needed: usize) -> Result<(), Enco
             available,
         }));
     }
+    Ok(())
+}
+
+/// Whether `buf` is bounded (a fixed slice, a `Limit`), rather than growable like `Vec<u8>`
+/// and `BytesMut`, which report room near `usize::MAX`. Encodes into a bounded buffer are
+/// all or nothing ([`put_staged`]).
+#[inline(always)]
+pub fn is_bounded<B: BufMut + ?Sized>(buf: &B) -> bool {
+    buf.remaining_mut() < ROOMY
+}
+
+/// Encodes all or nothing into a bounded buffer: fails with `BufferTooSmall` unless `buf`
+/// has room for `needed` bytes (the exact encoded size), then runs `write` on a scratch
+/// vector and copies its bytes into `buf` only if it succeeded, so an error found while
+/// writing (a string too long in the last element of a nested array, say) leaves `buf`
+/// untouched. Costs one allocation and one copy, on bounded buffers only.
+pub fn put_staged<B: BufMut + ?Sized>(
+    buf: &mut B,
+    needed: usize,
+    write: impl FnOnce(&mut Vec<u8>) -> Result<(), EncodeError>,
+) -> Result<(), EncodeError> {
+    check_room(buf, needed)?;
+    let mut staged = Vec::with_capacity(needed);
+    write(&mut staged)?;
+    // `needed` is exact, so this holds; checked anyway, as `put_slice` panics when full.
+    check_room(buf, staged.len())?;
+    buf.put_slice(&staged);
     Ok(())
 }
 

@@ -555,7 +555,8 @@ macro_rules! apis {
             /// Encodes the whole frame: size prefix, header (at the version the API calls for), body.
             ///
             /// Fails if `header.request_api_key` is not the body's API, or where the body's encode
-            /// fails.
+            /// fails. Into a bounded buffer it is all or nothing, as
+            /// [`KafkaMessage::encode`](kafka_wire::KafkaMessage::encode) is.
             pub fn encode<B: $crate::__private::BufMut + ?Sized>(&self, buf: &mut B) -> Result<(), $crate::__private::EncodeError> {
                 let api = self.api_key();
                 if self.header.request_api_key != api.key() {
@@ -567,6 +568,11 @@ macro_rules! apis {
                 }
                 let v = self.version();
                 let hv = api.request_header_version(v);
+                if $crate::__private::kafka_wire::is_bounded(buf) {
+                    // All or nothing: a body that fails must not leave the prefix and header behind.
+                    return $crate::__private::kafka_wire::put_staged(buf, self.encoded_size(), |out| self.encode(out))
+                        .map_err(|e| if e.path().is_empty() { e.in_part("frame") } else { e });
+                }
                 $crate::__private::frame::put_frame_size(
                     buf,
                     $crate::__private::KafkaMessage::encoded_size(&self.header, hv) + self.body.encoded_size(v),
@@ -723,7 +729,9 @@ macro_rules! apis {
             /// Encodes the whole frame: size prefix, header (v0 or v1 as the API and version call
             /// for), body at `version`.
             ///
-            /// Fails if `api_key` is not the body's API, or where the body's encode fails.
+            /// Fails if `api_key` is not the body's API, or where the body's encode fails. Into a
+            /// bounded buffer it is all or nothing, as
+            /// [`KafkaMessage::encode`](kafka_wire::KafkaMessage::encode) is.
             pub fn encode<B: $crate::__private::BufMut + ?Sized>(&self, buf: &mut B) -> Result<(), $crate::__private::EncodeError> {
                 if self.body.api_key() != self.api_key {
                     return Err($crate::__private::EncodeError::new($crate::__private::EncodeErrorKind::InvalidValue(
@@ -732,6 +740,11 @@ macro_rules! apis {
                     .in_field("api_key"));
                 }
                 let hv = self.api_key.response_header_version(self.version);
+                if $crate::__private::kafka_wire::is_bounded(buf) {
+                    // All or nothing, as for requests.
+                    return $crate::__private::kafka_wire::put_staged(buf, self.encoded_size(), |out| self.encode(out))
+                        .map_err(|e| if e.path().is_empty() { e.in_part("frame") } else { e });
+                }
                 $crate::__private::frame::put_frame_size(
                     buf,
                     $crate::__private::KafkaMessage::encoded_size(&self.header, hv) + self.body.encoded_size(self.version),
