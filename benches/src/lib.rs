@@ -597,6 +597,224 @@ pub fn share_group_small(
     isgs_pair(&(String::new(), vec![(0, vec![(0, 0, 0)])]))
 }
 
+// ---- Produce v12 (records opaque) -----------------------------------------------------------
+
+/// A record batch as a producer sends it: `n` records of a 12-byte key and a `value_len`-byte
+/// JSON-like value, uncompressed, built by kafka-wire's batch builder. Both libraries carry it
+/// as opaque bytes: neither decodes records inside a Produce request here.
+fn produce_batch(seed: usize, n: usize, value_len: usize) -> Bytes {
+    let mut b = kafka_wire::records::BatchBuilder::with_buffer(0, Vec::new());
+    b.partition_leader_epoch(-1);
+    for i in 0..n {
+        let key = format!("user-{:07}", seed * 1000 + i);
+        let mut value = format!(
+            "{{\"order\":{},\"user\":\"{key}\",\"items\":[",
+            seed * 31 + i
+        );
+        while value.len() < value_len {
+            value.push_str("{\"sku\":\"A-1\",\"qty\":2},");
+        }
+        value.truncate(value_len);
+        b.append(
+            1_700_000_000_000 + i as i64,
+            Some(key.as_bytes()),
+            Some(value.as_bytes()),
+            &[],
+        );
+    }
+    Bytes::from(b.build_vec().expect("the batch builds"))
+}
+
+/// Produce v12 request (flexible, topics by name; v13 names them by id): `topics` topics ×
+/// `partitions` partitions, each partition one uncompressed batch of 16 records of about 250
+/// bytes (about 4.3 KB a batch), acks -1, transactional.
+fn produce_pair(topics: usize, partitions: usize) -> Pair<kw::ProduceRequest, kp::ProduceRequest> {
+    use kp::produce_request as k;
+    let spec: Vec<(String, Vec<(i32, Bytes)>)> = (0..topics)
+        .map(|t| {
+            (
+                format!("orders.events.v3.region-{t:02}"),
+                (0..partitions)
+                    .map(|p| (p as i32, produce_batch(t * partitions + p, 16, 220)))
+                    .collect(),
+            )
+        })
+        .collect();
+    let txn = "order-service-producer-7";
+    let ours = kw::ProduceRequest {
+        transactional_id: Some(s(txn)),
+        acks: -1,
+        timeout_ms: 30_000,
+        topic_data: spec
+            .iter()
+            .map(|(name, parts)| kw::TopicProduceData {
+                name: s(name),
+                partition_data: parts
+                    .iter()
+                    .map(|(i, b)| kw::PartitionProduceData {
+                        index: *i,
+                        records: Some(kafka_wire::Records(b.clone())),
+                        ..Default::default()
+                    })
+                    .collect(),
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    };
+    let theirs = kp::ProduceRequest::default()
+        .with_transactional_id(Some(sb(txn).into()))
+        .with_acks(-1)
+        .with_timeout_ms(30_000)
+        .with_topic_data(
+            spec.iter()
+                .map(|(name, parts)| {
+                    k::TopicProduceData::default()
+                        .with_name(sb(name).into())
+                        .with_partition_data(
+                            parts
+                                .iter()
+                                .map(|(i, b)| {
+                                    k::PartitionProduceData::default()
+                                        .with_index(*i)
+                                        .with_records(Some(b.clone()))
+                                })
+                                .collect(),
+                        )
+                })
+                .collect(),
+        );
+    Pair {
+        ours,
+        theirs,
+        version: 12,
+    }
+}
+
+/// Produce v12 request, 4 topics × 8 partitions of one 16-record batch each (about 140 KB).
+pub fn produce_request() -> Pair<kw::ProduceRequest, kp::ProduceRequest> {
+    produce_pair(4, 8)
+}
+
+// ---- Metadata v12 response ------------------------------------------------------------------
+
+/// Metadata v12 response of a large cluster: `brokers` brokers (hosts and racks), `topics`
+/// topics × `partitions` partitions, each with 3 replicas, an ISR of 3 (2 on every fifth
+/// partition) and no offline replicas; topic ids and names, one topic in fifty internal.
+fn metadata_pair(
+    brokers: i32,
+    topics: usize,
+    partitions: i32,
+) -> Pair<kw::MetadataResponse, kp::MetadataResponse> {
+    use kp::metadata_response as k;
+    let host = |b: i32| format!("broker-{b:03}.kafka.eu-west-1.internal.example.com");
+    let rack = |b: i32| format!("eu-west-1{}", ["a", "b", "c"][(b % 3) as usize]);
+    let topic = |t: usize| format!("inventory.stock-levels.v2.warehouse-{t:04}");
+    let id = |t: usize| 0x5e1f_0000_0000_0000_8000_0000_0000_0000u128 | (t as u128) << 20;
+    let replicas = |t: usize, p: i32| -> Vec<i32> {
+        (0..3)
+            .map(|r| (t as i32 * 7 + p + r * 11) % brokers)
+            .collect()
+    };
+    let isr = |t: usize, p: i32| -> Vec<i32> {
+        let mut v = replicas(t, p);
+        if p % 5 == 0 {
+            v.pop();
+        }
+        v
+    };
+    let cluster = "kafka-prod-eu-west-1-Yq3xUw8BQ0ezXv4F";
+    let ours = kw::MetadataResponse {
+        throttle_time_ms: 0,
+        brokers: (0..brokers)
+            .map(|b| kw::MetadataResponseBroker {
+                node_id: b,
+                host: s(&host(b)),
+                port: 9092,
+                rack: Some(s(&rack(b))),
+                ..Default::default()
+            })
+            .collect(),
+        cluster_id: Some(s(cluster)),
+        controller_id: 3,
+        topics: (0..topics)
+            .map(|t| kw::MetadataResponseTopic {
+                error_code: 0,
+                name: Some(s(&topic(t))),
+                topic_id: Uuid::from_u128(id(t)),
+                is_internal: t % 50 == 49,
+                partitions: (0..partitions)
+                    .map(|p| kw::MetadataResponsePartition {
+                        error_code: 0,
+                        partition_index: p,
+                        leader_id: replicas(t, p)[0],
+                        leader_epoch: 12 + p % 4,
+                        replica_nodes: replicas(t, p),
+                        isr_nodes: isr(t, p),
+                        offline_replicas: Vec::new(),
+                        ..Default::default()
+                    })
+                    .collect(),
+                topic_authorized_operations: -2147483648,
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    };
+    let ids = |v: Vec<i32>| v.into_iter().map(kp::BrokerId).collect::<Vec<_>>();
+    let theirs = kp::MetadataResponse::default()
+        .with_throttle_time_ms(0)
+        .with_brokers(
+            (0..brokers)
+                .map(|b| {
+                    k::MetadataResponseBroker::default()
+                        .with_node_id(kp::BrokerId(b))
+                        .with_host(sb(&host(b)))
+                        .with_port(9092)
+                        .with_rack(Some(sb(&rack(b))))
+                })
+                .collect(),
+        )
+        .with_cluster_id(Some(sb(cluster)))
+        .with_controller_id(kp::BrokerId(3))
+        .with_topics(
+            (0..topics)
+                .map(|t| {
+                    k::MetadataResponseTopic::default()
+                        .with_error_code(0)
+                        .with_name(Some(sb(&topic(t)).into()))
+                        .with_topic_id(uuid::Uuid::from_u128(id(t)))
+                        .with_is_internal(t % 50 == 49)
+                        .with_partitions(
+                            (0..partitions)
+                                .map(|p| {
+                                    k::MetadataResponsePartition::default()
+                                        .with_error_code(0)
+                                        .with_partition_index(p)
+                                        .with_leader_id(kp::BrokerId(replicas(t, p)[0]))
+                                        .with_leader_epoch(12 + p % 4)
+                                        .with_replica_nodes(ids(replicas(t, p)))
+                                        .with_isr_nodes(ids(isr(t, p)))
+                                        .with_offline_replicas(Vec::new())
+                                })
+                                .collect(),
+                        )
+                        .with_topic_authorized_operations(-2147483648)
+                })
+                .collect(),
+        );
+    Pair {
+        ours,
+        theirs,
+        version: 12,
+    }
+}
+
+/// Metadata v12 response: 50 brokers, 500 topics × 10 partitions (about 240 KB).
+pub fn metadata_response() -> Pair<kw::MetadataResponse, kp::MetadataResponse> {
+    metadata_pair(50, 500, 10)
+}
+
 // ---- the list -------------------------------------------------------------------------------
 
 /// Calls `$m!(name, builder)` for every benchmarked message body, in the order of
@@ -633,6 +851,8 @@ macro_rules! for_each_input {
             share_group_request
         );
         $m!("initialize_share_group_state_v0_100x100", share_group_large);
+        $m!("produce_v12_request_4x8", produce_request);
+        $m!("metadata_v12_response_50_500x10", metadata_response);
         $m!("txn_offset_commit_v0_empty", txn_offset_commit_v0_empty);
         $m!("txn_offset_commit_v0_one", txn_offset_commit_v0_one);
         $m!("seed_add_partitions_to_txn_v5", add_partitions_small);

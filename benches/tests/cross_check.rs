@@ -35,6 +35,20 @@ fn shapes_have_the_intended_sizes() {
     // 5000 partitions, each with 200 bytes of metadata (compact length 2 bytes: 201 > 127).
     let b = check_identical("wide", &txn_offset_commit_wide());
     assert!(b.len() > 5000 * (16 + 2 + 200 + 1), "{}", b.len());
+    // 32 batches of 16 records, each record about 250 bytes (key 12, value 220, framing).
+    let b = check_identical("produce", &produce_request());
+    assert!(
+        (32 * 16 * 240..32 * 16 * 260).contains(&b.len()),
+        "{}",
+        b.len()
+    );
+    // Partition: error 2, index 4, leader 4, epoch 4, replicas 1 + 12, ISR 1 + 12 (1 + 8 on
+    // every fifth), offline 1, tags 1: 42 or 38. Topic: error 2, name 1 + 40, id 16,
+    // internal 1, partition count 1, authorized operations 4, tags 1: 66. Broker: id 4,
+    // host 1 + 47, port 4, rack 1 + 10, tags 1: 68. Top: throttle 4, broker count 1,
+    // cluster id 1 + 37, controller 4, topic count 2, tags 1: 50.
+    let b = check_identical("metadata", &metadata_response());
+    assert_eq!(b.len(), 4000 * 42 + 1000 * 38 + 500 * 66 + 50 * 68 + 50);
 }
 
 #[test]
