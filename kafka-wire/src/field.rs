@@ -105,6 +105,18 @@ pub trait Field: Sized {
         let _ = cx;
         0
     }
+
+    /// Implementation detail of array decoding, hidden: the `n` elements of an array of this
+    /// type read in one piece, or `None` to read them one by one (the default, and always
+    /// correct). The fixed-width integers take the whole array with one bounds check when the
+    /// input holds all of it; anything else (a short input, which must fail with the
+    /// one-by-one reading's error) is `None`, with nothing consumed. Leave it at its default.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn read_array_at_once(r: &mut Reader<'_>, n: usize) -> Option<Vec<Self>> {
+        let _ = (r, n);
+        None
+    }
 }
 
 /// A [`Field`] that Kafka lets be null (string, bytes, records, array, struct), so that
@@ -226,6 +238,25 @@ macro_rules! fixed_field {
             #[inline(always)]
             fn min_size(_cx: Cx) -> usize {
                 $n
+            }
+            /// One bounds check for the whole array, then a conversion loop LLVM can
+            /// vectorise, instead of a check, a read and a push per element.
+            #[inline]
+            fn read_array_at_once(r: &mut Reader<'_>, n: usize) -> Option<Vec<Self>> {
+                let len = n.checked_mul($n)?;
+                // Only when no enclosing array's later elements need these bytes: then the
+                // one-by-one reading would keep every element too (see `read_elements`).
+                if len > r.unclaimed() {
+                    return None;
+                }
+                let s = r.read_slice_opt(len)?;
+                Some(
+                    s.as_chunks::<$n>()
+                        .0
+                        .iter()
+                        .map(|c| <$t>::from_be_bytes(*c))
+                        .collect(),
+                )
             }
         }
     };
@@ -802,6 +833,9 @@ impl<T: Field> NullableField for Vec<T> {
             return Ok(None);
         };
         r.check_limit(Limit::ArrayLen, n, r.limits.array_len(), at)?;
+        if let Some(v) = T::read_array_at_once(r, n) {
+            return Ok(Some(v));
+        }
         let ecx = cx.element();
         let min = T::min_size(ecx);
         if min == 0 {
@@ -1022,6 +1056,20 @@ mod tests {
                 remaining: 0
             }
         );
+        // Fixed-width elements are read in one piece: big-endian each, in order.
+        assert_eq!(
+            dec::<Vec<i32>>(&[0, 0, 0, 2, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xfe], CLASSIC).unwrap(),
+            [1, -2]
+        );
+        assert_eq!(
+            dec::<Vec<i16>>(&[4, 0x7f, 0xff, 0x80, 0, 0, 3], COMPACT).unwrap(),
+            [i16::MAX, i16::MIN, 3]
+        );
+        assert_eq!(
+            dec::<Vec<i64>>(&[2, 0, 0, 0, 0, 0, 0, 1, 0], COMPACT).unwrap(),
+            [256]
+        );
+        assert_eq!(dec::<Vec<u16>>(&[1], COMPACT).unwrap(), Vec::<u16>::new());
         // The failing element is named in the path.
         let e = dec::<Vec<i32>>(&[0, 0, 0, 2, 0, 0, 0, 1, 0], CLASSIC).unwrap_err();
         assert_eq!(e.path().to_string(), "[1]");
