@@ -158,7 +158,10 @@ pub trait NullableField: Field {
         if cx.nullable && !crate::__private::read_struct_marker(r, cx)? {
             return Ok(None);
         }
-        Self::read(r, cx).map(Some)
+        match Self::read(r, cx) {
+            Ok(v) => Ok(Some(v)),
+            Err(e) => Err(e),
+        }
     }
 
     /// The fewest bytes [`read_nullable`](Self::read_nullable) consumes at `cx`, the null
@@ -780,7 +783,10 @@ impl<T: Field> Field for Vec<T> {
     #[inline]
     fn read(r: &mut Reader<'_>, cx: Cx) -> Result<Self, DecodeError> {
         let at = r.position();
-        Self::read_nullable(r, cx)?.ok_or_else(|| null_error(cx, at))
+        match Self::read_nullable(r, cx)? {
+            Some(v) => Ok(v),
+            None => Err(null_error(cx, at)),
+        }
     }
     #[inline(always)]
     fn min_size(cx: Cx) -> usize {
@@ -792,6 +798,9 @@ impl<T: Field> Field for Vec<T> {
     }
 }
 
+// The bodies below are compiled once per element type (and buffer type), so they avoid
+// closures and iterator adaptors, each of which is one more generic function per element
+// type for LLVM to handle in an unoptimised build.
 impl<T: Field> NullableField for Vec<T> {
     #[inline]
     fn write_nullable<B: BufMut + ?Sized>(
@@ -799,15 +808,17 @@ impl<T: Field> NullableField for Vec<T> {
         buf: &mut B,
         cx: Cx,
     ) -> Result<(), EncodeError> {
-        put_array_prefix(buf, v.map(|a| a.len()), cx.compact)?;
-        if let Some(items) = v {
-            let ecx = cx.element();
-            // The index is worked out from the iterator on error only: a counter kept
-            // across the loop was one more value spilled to the stack per element.
-            let mut it = items.iter();
-            while let Some(item) = it.next() {
-                item.write(buf, ecx)
-                    .map_err(|e| e.at_index(items.len() - it.len() - 1))?;
+        let Some(items) = v else {
+            return put_array_prefix(buf, None, cx.compact);
+        };
+        put_array_prefix(buf, Some(items.len()), cx.compact)?;
+        let ecx = cx.element();
+        // The index is worked out from the iterator on error only: a counter kept
+        // across the loop was one more value spilled to the stack per element.
+        let mut it = items.iter();
+        while let Some(item) = it.next() {
+            if let Err(e) = item.write(buf, ecx) {
+                return Err(e.at_index(items.len() - it.len() - 1));
             }
         }
         Ok(())
@@ -815,10 +826,15 @@ impl<T: Field> NullableField for Vec<T> {
 
     #[inline]
     fn size_nullable(v: Option<&Self>, cx: Cx) -> usize {
-        let len = v.map(|a| a.len());
+        let Some(items) = v else {
+            return prefix_size(Prefix::I32, None, cx.compact);
+        };
         let ecx = cx.element();
-        prefix_size(Prefix::I32, len, cx.compact)
-            + v.map_or(0, |items| items.iter().map(|x| x.size(ecx)).sum::<usize>())
+        let mut n = prefix_size(Prefix::I32, Some(items.len()), cx.compact);
+        for x in items {
+            n += x.size(ecx);
+        }
+        n
     }
 
     #[inline(always)]

@@ -37,8 +37,11 @@ pub trait KafkaMessage: Field + Default {
             })
             .map_err(|e| e.in_root(Self::META.name));
         }
-        self.write(buf, Cx::new(version))
-            .map_err(|e| e.in_root(Self::META.name))
+        // `match`, not `map_err`: a closure is one more function per message and buffer type.
+        match self.write(buf, Cx::new(version)) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(e.in_root(Self::META.name)),
+        }
     }
 
     /// Appends the struct at `version` to a growable buffer; on any error the buffer is
@@ -81,7 +84,10 @@ pub trait KafkaMessage: Field + Default {
 
     /// Reads the struct at `version` from the reader's position.
     fn decode(r: &mut Reader<'_>, version: Version) -> Result<Self, DecodeError> {
-        Self::read(r, Cx::new(version)).map_err(|e| e.in_root(Self::META.name))
+        match Self::read(r, Cx::new(version)) {
+            Ok(v) => Ok(v),
+            Err(e) => Err(e.in_root(Self::META.name)),
+        }
     }
 
     /// Reads the struct at `version` from the whole of `buf`; bytes left over are an error.

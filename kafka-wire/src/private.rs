@@ -381,8 +381,14 @@ impl<T: Field> Fx for T {
         nullable: bool,
     ) -> EncRes {
         let cx = tagged_cx(s.v(), nullable);
-        put_tagged_header(b, tag, self.size(cx)).map_err(|e| e.in_field(s.name(i)))?;
-        self.write(b, cx).map_err(|e| e.in_field(s.name(i)))
+        let written = match put_tagged_header(b, tag, self.size(cx)) {
+            Ok(()) => self.write(b, cx),
+            Err(e) => Err(e),
+        };
+        match written {
+            Ok(()) => Ok(()),
+            Err(e) => Err(e.in_field(s.name(i))),
+        }
     }
 
     #[inline]
@@ -411,7 +417,10 @@ impl<T: Field> Fx for T {
         }
         let at = r.position();
         let drops = r.drops;
-        let v = Self::read(r, tagged_cx(s.v(), nullable)).map_err(|e| e.in_field(name))?;
+        let v = match Self::read(r, tagged_cx(s.v(), nullable)) {
+            Ok(v) => v,
+            Err(e) => return Err(e.in_field(name)),
+        };
         // A value read with entries dropped (past what the input could hold) is not the
         // value that was sent, so it may equal the default without the sender writing one.
         if v == default && r.drops == drops {
