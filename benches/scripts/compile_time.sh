@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Clean-build time of the messages crate (kafkawire-messages, every API) side by side with
+# kafka-protocol 0.18 with the features that enable all its messages (client, broker,
+# messages_enums), debug and release, in one run on one machine. Run from anywhere:
+#
+#     bash benches/scripts/compile_time.sh [scratch dir]
+#
+# Both crates are dependencies of one scratch package (default: $TMPDIR/kafkawire-compile-time,
+# kept between runs so their dependencies are built once), with cargo's default dev and
+# release profiles and the workspace's Cargo.lock. Dependencies are built first; then each
+# crate alone is cleaned and rebuilt, ours and theirs alternately, so that only the crate
+# itself is timed. Incremental compilation is off for both (a dependency from crates.io is
+# never built incrementally). Prints wall time and CPU time (user + sys) per build.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+dir=${1:-${TMPDIR:-/tmp}/kafkawire-compile-time}
+mkdir -p "$dir/src"
+protocol=$(awk '/^name = "kafka-protocol"$/ { getline; gsub(/"/, "", $3); print $3 }' "$root/Cargo.lock")
+
+cat > "$dir/Cargo.toml" <<EOF
+[package]
+name = "kafkawire-compile-time"
+version = "0.0.0"
+edition = "2021"
+publish = false
+
+[dependencies]
+kafkawire-messages = { path = "$root/messages" }
+kafka-protocol = { version = "=$protocol", default-features = false, features = ["client", "broker", "messages_enums"] }
+
+[workspace]
+EOF
+echo > "$dir/src/lib.rs"
+cp "$root/Cargo.lock" "$dir/Cargo.lock"
+
+export CARGO_INCREMENTAL=0
+export CARGO_TARGET_DIR="$dir/target"
+cd "$dir"
+
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "rustc: $(rustc --version)"
+echo "kafka-wire: $(git -C "$root" rev-parse --short HEAD)"
+
+# One timed clean build of crate $1 in profile $2: "wall cpu".
+timed() {
+    local crate=$1 profile=$2 t
+    cargo clean -q -p "$crate" --profile "$profile"
+    t=$( { /usr/bin/time -f '%e %U %S' cargo build -q -p "$crate" --profile "$profile" >/dev/null 2>/dev/null; } 2>&1 | tail -n1)
+    awk '{ printf "%.1f %.1f\n", $1, $2 + $3 }' <<<"$t"
+}
+
+declare -A wall cpu
+for profile in dev release; do
+    echo "building dependencies ($profile)..." >&2
+    cargo build -q --profile "$profile"
+    for crate in kafkawire-messages kafka-protocol; do
+        read -r w c < <(timed "$crate" "$profile")
+        wall[$crate.$profile]=$w
+        cpu[$crate.$profile]=$c
+        echo "  $crate $profile: ${w} s wall, ${c} s cpu" >&2
+    done
+done
+
+echo
+echo "| build | kafkawire-messages: wall | CPU (user+sys) | kafka-protocol $protocol: wall | CPU (user+sys) |"
+echo "| --- | ---: | ---: | ---: | ---: |"
+for profile in dev release; do
+    name=$([ "$profile" = dev ] && echo debug || echo release)
+    echo "| $name | ${wall[kafkawire-messages.$profile]} s | ${cpu[kafkawire-messages.$profile]} s | ${wall[kafka-protocol.$profile]} s | ${cpu[kafka-protocol.$profile]} s |"
+done
