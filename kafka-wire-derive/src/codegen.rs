@@ -124,7 +124,8 @@ fn default_tokens(f: &Field) -> TokenStream {
     let empty = quote!(#kw::Default::default());
     let value = match &f.default {
         Dflt::Null => return quote!(#kw::None),
-        // Rule 20: a nullable records field defaults to null, other nullable types to empty.
+        // As Java's FieldSpec.fieldDefault: a nullable records field defaults to null, other
+        // nullable types to empty.
         Dflt::Implicit if f.option && f.kind == Kind::Records => return quote!(#kw::None),
         Dflt::Implicit | Dflt::Empty => empty,
         Dflt::Bool(b) => quote!(#b),
@@ -327,7 +328,8 @@ pub fn generate(s: &Struct) -> TokenStream {
         let sp = ty.span();
         let def = default_tokens(f);
         let fst = field_st(&n, s, f);
-        // Rule 23: a non-default value in a non-ignorable field the version does not have.
+        // As Java's MessageDataGenerator (generateNonIgnorableFieldCheck): a non-default value
+        // in a non-ignorable field the version does not have.
         let absent = (!f.ignorable)
             .then(|| version_in(&n, f.versions, s.versions))
             .flatten()
@@ -479,7 +481,8 @@ pub fn generate(s: &Struct) -> TokenStream {
             writes.push(quote!(#st.put_unknown_tags(#b, &self.#unk, #unk_name)?;));
         } else {
             // Unknown tags after all declared ones is ascending order, as Java writes it:
-            // declared tags are contiguous from 0 (rule 38) and no unknown tag reuses one, so
+            // declared tags are contiguous from 0 (checked in model.rs, as Java's StructSpec
+            // does) and no unknown tag reuses one, so
             // no unknown tag lies below a declared one (`RawTags::put_below` is never needed).
             writes.push(quote! {
                 #(#presence)*
@@ -505,7 +508,8 @@ pub fn generate(s: &Struct) -> TokenStream {
         });
     }
 
-    // Nested structs share the parent's flexible versions (rule 13): only for types that may
+    // Nested structs share the parent's flexible versions (Java's MessageDataGenerator gives
+    // every struct the message's flexibleVersions): only for types that may
     // be structs; primitives, strings and bytes have none.
     let nested_checks = s.fields.iter().filter(|f| may_nest(&f.kind)).map(|f| {
         let ty = &f.ty;

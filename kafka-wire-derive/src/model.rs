@@ -542,7 +542,7 @@ fn check_field(
     };
     let nullable = f.nullable.as_ref().map_or(Range::NONE, |n| **n);
 
-    // Tags: `tag` and `tagged` go together (rule 37).
+    // Tags: `tag` and `tagged` go together (Java's FieldSpec).
     match (&f.tag, &f.tagged) {
         (Some(t), None) => acc.push(err(
             t.span(),
@@ -552,7 +552,7 @@ fn check_field(
         _ => {}
     }
     if let Some(t) = &f.tagged {
-        // Rule 37: taggedVersions must be open-ended and a subset of versions.
+        // FieldSpec: taggedVersions must be open-ended and a subset of versions.
         if !t.is_open_ended() {
             acc.push(err(
                 t.span(),
@@ -567,7 +567,7 @@ fn check_field(
                 format!("tagged versions \"{}\" are not a subset of the field's versions \"{versions}\"", **t),
             ));
         }
-        // Rule 39: taggedVersions must be a subset of the flexible versions.
+        // MessageDataGenerator: taggedVersions must be a subset of the flexible versions.
         let field_flex = f
             .flexible
             .as_ref()
@@ -578,11 +578,11 @@ fn check_field(
                 format!("tagged versions \"{}\" are not a subset of the flexible versions \"{field_flex}\": tagged fields exist only in flexible versions", **t),
             ));
         }
-        // Rule 14: records cannot be tagged.
+        // MessageDataGenerator: records cannot be tagged.
         if kind == Kind::Records {
             acc.push(err(t.span(), "a `records` field cannot be tagged"));
         }
-        // Rule 37: nullable ∩ tagged must be empty or all of tagged.
+        // FieldSpec: nullable ∩ tagged must be empty or all of tagged.
         let both = nullable.intersect(**t);
         if !both.is_empty() && both != **t {
             acc.push(err(
@@ -592,7 +592,7 @@ fn check_field(
         }
     }
 
-    // Nullability: Option<T> ⇔ nullable, and only on nullable Kafka types (rule 37).
+    // Nullability: Option<T> ⇔ nullable, and only on nullable Kafka types (FieldSpec).
     if let Some(n) = &f.nullable {
         if !kind.can_be_nullable() {
             acc.push(err(
@@ -615,7 +615,7 @@ fn check_field(
         ));
     }
 
-    // Field-level flexibleVersions: string and bytes only, within the struct's (rule 29).
+    // Field-level flexibleVersions: string and bytes only, within the struct's (FieldSpec).
     if let Some(fl) = &f.flexible {
         if !matches!(kind, Kind::Str | Kind::Bytes) {
             acc.push(err(
@@ -633,7 +633,7 @@ fn check_field(
         }
     }
 
-    // Arrays (rule 10): no arrays of arrays, of records, or of nullable elements.
+    // Arrays (FieldSpec): no arrays of arrays, of records, or of nullable elements.
     if let Kind::Array(el) = &kind {
         let el_ty = generic_arg(inner_ty.unwrap_or(&f.ty), "Vec");
         let el_span = el_ty.map_or(ty_span, |t| t.span());
@@ -677,7 +677,8 @@ fn check_field(
 }
 
 /// A field's default value, typed. `Implicit` is Kafka's implicit default for the type
-/// (rule 20: null for a nullable records field, the empty value otherwise); `Empty` is `""`
+/// (FieldSpec.fieldDefault: null for a nullable records field, the empty value otherwise);
+/// `Empty` is `""`
 /// for bytes, arrays and structs. A value other than `Null` is wrapped in `Some` for an
 /// `Option` field.
 #[derive(Clone, Debug, PartialEq)]
@@ -707,7 +708,7 @@ fn build_default(
     let text = d.as_str();
     let span = d.span();
     if text == "null" {
-        // Rule 21: "null cannot be the default for field X, because not all versions of
+        // fieldDefault: "null cannot be the default for field X, because not all versions of
         // this field are nullable."
         if !option || !versions.is_subset_of(nullable) || nullable.is_empty() {
             acc.push(err(
@@ -717,7 +718,7 @@ fn build_default(
         }
         return Dflt::Null;
     }
-    // Rule 20: Java ignores a records field's JSON default; it is null.
+    // FieldSpec.fieldDefault: Java ignores a records field's JSON default; it is null.
     if *kind == Kind::Records {
         return Dflt::Implicit;
     }
@@ -758,7 +759,7 @@ fn build_default(
     }
 }
 
-/// Rule 21: decimal or `0x` hex, within the type's range, no negative hex, no leading zero
+/// fieldDefault: decimal or `0x` hex, within the type's range, no negative hex, no leading zero
 /// (Kafka's generator would emit it as an octal Java literal).
 fn parse_int(text: &str, bits: u8, signed: bool) -> Result<i128, String> {
     let ty = match (bits, signed) {
@@ -821,7 +822,7 @@ fn parse_int(text: &str, bits: u8, signed: bool) -> Result<i128, String> {
     Ok(v)
 }
 
-/// Rule 21: `Double.parseDouble`: decimal and exponent forms, `NaN`, `Infinity`.
+/// FieldSpec.fieldDefault: `Double.parseDouble`: decimal and exponent forms, `NaN`, `Infinity`.
 fn parse_f64(text: &str) -> Result<f64, String> {
     let t = text.trim();
     let bare = t.trim_start_matches(['+', '-']);
@@ -840,7 +841,7 @@ fn parse_f64(text: &str) -> Result<f64, String> {
         .map_err(|_| format!("invalid default {text:?} for float64"))
 }
 
-/// Rule 21: a uuid default is the base64url text of its 16 bytes.
+/// FieldSpec.fieldDefault: a uuid default is the base64url text of its 16 bytes.
 fn parse_uuid(text: &str) -> Result<[u8; 16], String> {
     const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     let bad =
@@ -864,7 +865,7 @@ fn parse_uuid(text: &str) -> Result<[u8; 16], String> {
     Ok(v.to_be_bytes())
 }
 
-/// Rule 38: tags are unique and contiguous from 0 within a struct.
+/// StructSpec: tags are unique and contiguous from 0 within a struct.
 fn check_tags(fields: &[Field], acc: &mut darling::error::Accumulator) {
     let mut seen: Vec<(u32, &Field)> = Vec::new();
     for f in fields {
@@ -902,7 +903,7 @@ fn tag_span(f: &Field) -> Span {
     f.tag_span
 }
 
-/// Rule 38: field names are unique within a struct.
+/// StructSpec: field names are unique within a struct.
 fn check_names(fields: &[Field], acc: &mut darling::error::Accumulator) {
     for (i, f) in fields.iter().enumerate() {
         if fields[..i].iter().any(|g| g.name == f.name) {

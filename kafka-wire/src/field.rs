@@ -1060,7 +1060,7 @@ mod tests {
         assert_eq!(enc(&a, COMPACT), [3, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff]);
         assert_eq!(enc::<Option<Vec<i32>>>(&None, COMPACT_NULLABLE), [0]);
         let strs = vec![Str::from("a"), Str::from("")];
-        // Elements follow the field's compactness (rule 10).
+        // Elements follow the field's compactness, as in Java's generated writers.
         assert_eq!(enc(&strs, COMPACT), [3, 2, b'a', 1]);
         assert_eq!(dec::<Vec<Str>>(&[3, 2, b'a', 1], COMPACT).unwrap(), strs);
         // A huge count is rejected before allocating.
