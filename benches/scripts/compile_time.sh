@@ -44,10 +44,10 @@ echo "kafka-wire: $(git -C "$root" rev-parse --short HEAD)"
 
 # One timed clean build of crate $1 in profile $2: "wall cpu".
 timed() {
-    local crate=$1 profile=$2 t
+    local crate=$1 profile=$2
     cargo clean -q -p "$crate" --profile "$profile"
-    t=$( { /usr/bin/time -f '%e %U %S' cargo build -q -p "$crate" --profile "$profile" >/dev/null 2>/dev/null; } 2>&1 | tail -n1)
-    awk '{ printf "%.1f %.1f\n", $1, $2 + $3 }' <<<"$t"
+    /usr/bin/time -o "$dir/time.txt" -f '%e %U %S' cargo build -q -p "$crate" --profile "$profile" >&2
+    awk '{ printf "%.1f %.1f\n", $1, $2 + $3 }' "$dir/time.txt"
 }
 
 declare -A wall cpu
