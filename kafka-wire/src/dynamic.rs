@@ -24,8 +24,8 @@ use core::fmt;
 use bytes::{BufMut, Bytes};
 
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
-use crate::field::{put_array_prefix, Cx, Field};
-use crate::frame::{check_len, declared_len, peek_request, DEFAULT_MAX_FRAME_SIZE};
+use crate::field::{put_array_prefix, read_array_prefix, Cx, Field};
+use crate::frame::{peek_request, put_frame_size, DecodeOptions, DecodedFrame};
 use crate::header::{RequestHeader, ResponseHeader};
 use crate::message::{request_header_version, response_header_version, KafkaMessage};
 use crate::meta::{ApiKind, DefaultValue, FieldMeta, KafkaType, StructMeta};
@@ -703,6 +703,8 @@ impl Dec<'_, '_, '_> {
             n.about = "number of elements that follow".to_owned();
             n
         });
+        // The generated code's own prefix reader: the same checks (input, array limit) at
+        // the same offset.
         let len = read_array_prefix(self.r, cx.compact)?;
         self.close(|| match (cx.compact, len) {
             (true, Some(n)) => format!("{} (compact, n+1)", n + 1),
@@ -871,39 +873,6 @@ fn field_node(f: &'static FieldMeta, at: usize) -> Node {
     n.about = f.about.to_owned();
     n.field = Some(f);
     n
-}
-
-/// An int32 (classic) or uvarint (compact) element count; `None` is null. Mirrors the
-/// runtime's array prefix checks: below -1 is an error, and so is a count above what remains.
-fn read_array_prefix(r: &mut Reader<'_>, compact: bool) -> Result<Option<usize>, DecodeError> {
-    let start = r.position();
-    let len: i64 = if compact {
-        match r.read_uvarint()? {
-            0 => return Ok(None),
-            n => i64::from(n) - 1,
-        }
-    } else {
-        match r.read_i32()? {
-            -1 => return Ok(None),
-            n => i64::from(n),
-        }
-    };
-    if len < 0 {
-        return Err(DecodeError::new(
-            DecodeErrorKind::NegativeLength(len),
-            start,
-        ));
-    }
-    if len as u64 > r.remaining() as u64 {
-        return Err(DecodeError::new(
-            DecodeErrorKind::LengthExceedsInput {
-                declared: len as u64,
-                remaining: r.remaining(),
-            },
-            start,
-        ));
-    }
-    Ok(Some(len as usize))
 }
 
 // ---- encode -------------------------------------------------------------------------------
@@ -1088,20 +1057,29 @@ pub fn decode_request_frame(
     lookup: impl FnOnce(i16) -> Option<&'static StructMeta>,
     trace: Option<&mut Trace>,
 ) -> Result<Frame, DecodeError> {
+    decode_request_frame_with_options(frame, lookup, trace, &DecodeOptions::DEFAULT)
+        .map(|d| d.frame)
+}
+
+/// [`decode_request_frame`] with the limits of `options` (frame size included), and, if
+/// `options` allows them, ignoring bytes left after the body; the result says how many were
+/// ignored. Checks and errors are those of
+/// [`frame::decode_request_with_options`](crate::frame::decode_request_with_options).
+pub fn decode_request_frame_with_options(
+    frame: &Bytes,
+    lookup: impl FnOnce(i16) -> Option<&'static StructMeta>,
+    trace: Option<&mut Trace>,
+    options: &DecodeOptions,
+) -> Result<DecodedFrame<Frame>, DecodeError> {
     decode_frame(
         frame,
         ApiKind::Request,
-        |key, version| {
-            lookup(key).map(|meta| BodySpec {
-                api_key: key,
-                meta,
-                version,
-            })
-        },
+        request_spec(lookup),
         trace.map(|t| t as &mut dyn Sink),
         true,
+        options,
     )
-    .map(|(f, _)| f)
+    .map(|(f, _, trailing)| DecodedFrame::new(f, trailing))
 }
 
 /// Decodes a whole response frame (size prefix included) whose body is `body`, with the same
@@ -1114,14 +1092,38 @@ pub fn decode_response_frame(
     body: BodySpec,
     trace: Option<&mut Trace>,
 ) -> Result<Frame, DecodeError> {
+    decode_response_frame_with_options(frame, body, trace, &DecodeOptions::DEFAULT).map(|d| d.frame)
+}
+
+/// [`decode_response_frame`] with `options`, as [`decode_request_frame_with_options`].
+pub fn decode_response_frame_with_options(
+    frame: &Bytes,
+    body: BodySpec,
+    trace: Option<&mut Trace>,
+    options: &DecodeOptions,
+) -> Result<DecodedFrame<Frame>, DecodeError> {
     decode_frame(
         frame,
         ApiKind::Response,
         |_, _| Some(body),
         trace.map(|t| t as &mut dyn Sink),
         true,
+        options,
     )
-    .map(|(f, _)| f)
+    .map(|(f, _, trailing)| DecodedFrame::new(f, trailing))
+}
+
+/// A request body's description from `lookup`, given the key and version in the header.
+fn request_spec(
+    lookup: impl FnOnce(i16) -> Option<&'static StructMeta>,
+) -> impl FnOnce(i16, Version) -> Option<BodySpec> {
+    move |key, version| {
+        lookup(key).map(|meta| BodySpec {
+            api_key: key,
+            meta,
+            version,
+        })
+    }
 }
 
 /// What [`walk_request_frame`] and [`walk_response_frame`] learn: the body's description,
@@ -1144,18 +1146,23 @@ pub fn walk_request_frame(
     lookup: impl FnOnce(i16) -> Option<&'static StructMeta>,
     sink: Option<&mut dyn Sink>,
 ) -> Result<WalkedFrame, DecodeError> {
+    walk_request_frame_with_options(frame, lookup, sink, &DecodeOptions::DEFAULT).map(|d| d.frame)
+}
+
+/// [`walk_request_frame`] with `options`, as [`decode_request_frame_with_options`].
+pub fn walk_request_frame_with_options(
+    frame: &Bytes,
+    lookup: impl FnOnce(i16) -> Option<&'static StructMeta>,
+    sink: Option<&mut dyn Sink>,
+    options: &DecodeOptions,
+) -> Result<DecodedFrame<WalkedFrame>, DecodeError> {
     decode_frame(
         frame,
         ApiKind::Request,
-        |key, version| {
-            lookup(key).map(|meta| BodySpec {
-                api_key: key,
-                meta,
-                version,
-            })
-        },
+        request_spec(lookup),
         sink,
         false,
+        options,
     )
     .map(walked)
 }
@@ -1166,11 +1173,29 @@ pub fn walk_response_frame(
     body: BodySpec,
     sink: Option<&mut dyn Sink>,
 ) -> Result<WalkedFrame, DecodeError> {
-    decode_frame(frame, ApiKind::Response, |_, _| Some(body), sink, false).map(walked)
+    walk_response_frame_with_options(frame, body, sink, &DecodeOptions::DEFAULT).map(|d| d.frame)
 }
 
-fn walked((f, body_at): (Frame, usize)) -> WalkedFrame {
-    WalkedFrame {
+/// [`walk_response_frame`] with `options`, as [`decode_request_frame_with_options`].
+pub fn walk_response_frame_with_options(
+    frame: &Bytes,
+    body: BodySpec,
+    sink: Option<&mut dyn Sink>,
+    options: &DecodeOptions,
+) -> Result<DecodedFrame<WalkedFrame>, DecodeError> {
+    decode_frame(
+        frame,
+        ApiKind::Response,
+        |_, _| Some(body),
+        sink,
+        false,
+        options,
+    )
+    .map(walked)
+}
+
+fn walked((f, body_at, trailing): (Frame, usize, usize)) -> DecodedFrame<WalkedFrame> {
+    let w = WalkedFrame {
         spec: BodySpec {
             api_key: f.api_key,
             meta: f.body.meta,
@@ -1178,8 +1203,12 @@ fn walked((f, body_at): (Frame, usize)) -> WalkedFrame {
         },
         header: f.header,
         body_at,
-    }
+    };
+    DecodedFrame::new(w, trailing)
 }
+
+/// The frame, where its body starts, and how many bytes after the body were ignored.
+type FrameParts = (Frame, usize, usize);
 
 fn decode_frame(
     frame: &Bytes,
@@ -1187,7 +1216,8 @@ fn decode_frame(
     resolve: impl FnOnce(i16, Version) -> Option<BodySpec>,
     mut trace: Option<&mut dyn Sink>,
     keep: bool,
-) -> Result<(Frame, usize), DecodeError> {
+    options: &DecodeOptions,
+) -> Result<FrameParts, DecodeError> {
     if let Some(t) = trace.as_deref_mut() {
         let name = match kind {
             ApiKind::Request => "Request",
@@ -1205,7 +1235,15 @@ fn decode_frame(
         t.open(s);
     }
     let mut at = 0;
-    let res = decode_frame_inner(frame, kind, resolve, reborrow(&mut trace), keep, &mut at);
+    let res = decode_frame_inner(
+        frame,
+        kind,
+        resolve,
+        reborrow(&mut trace),
+        keep,
+        options,
+        &mut at,
+    );
     if let Some(t) = trace {
         match &res {
             Ok(_) => t.close(frame.len()),
@@ -1217,21 +1255,25 @@ fn decode_frame(
     res
 }
 
+/// The frame read through the frame module's own steps (`DecodeOptions`: the size prefix
+/// against the frame size limit, the length against the prefix, the limits on the reader,
+/// the bytes after the body), as the typed frame decoders read it; only the trace is added.
 fn decode_frame_inner(
     frame: &Bytes,
     kind: ApiKind,
     resolve: impl FnOnce(i16, Version) -> Option<BodySpec>,
     mut trace: Option<&mut dyn Sink>,
     keep: bool,
+    options: &DecodeOptions,
     at: &mut usize,
-) -> Result<(Frame, usize), DecodeError> {
-    let total = declared_len(frame, DEFAULT_MAX_FRAME_SIZE)?;
+) -> Result<FrameParts, DecodeError> {
+    let total = options.declared_len(frame)?;
     *at = 4;
     if let Some(t) = trace.as_deref_mut() {
         t.close(4); // size
         t.close(4); // Frame
     }
-    check_len(frame, total)?;
+    let mut r = options.open_declared(frame, total)?;
     let (key, version) = match kind {
         ApiKind::Request => peek_request(frame)?,
         ApiKind::Response => (0, 0),
@@ -1247,7 +1289,6 @@ fn decode_frame_inner(
             root.ty = format!("message v{version}");
         }
     }
-    let mut r = Reader::at(frame, 4);
     let hv = header_version(body, kind, spec.api_key, version);
     let hmeta = header_meta(kind);
     if let Some(t) = trace.as_deref_mut() {
@@ -1275,19 +1316,15 @@ fn decode_frame_inner(
     if let Some(t) = trace {
         t.close(r.position());
     }
-    if !r.is_empty() {
-        return Err(r.error(DecodeErrorKind::TrailingBytes(r.remaining())));
-    }
-    Ok((
-        Frame {
-            kind,
-            api_key: spec.api_key,
-            api_version: version,
-            header,
-            body: body_v,
-        },
-        body_at,
-    ))
+    let trailing = options.finish(&r)?;
+    let f = Frame {
+        kind,
+        api_key: spec.api_key,
+        api_version: version,
+        header,
+        body: body_v,
+    };
+    Ok((f, body_at, trailing))
 }
 
 /// Encodes a whole frame: size prefix, header at the version the API calls for, and body at
@@ -1302,10 +1339,9 @@ pub fn encode_frame(frame: &Frame) -> Result<Vec<u8>, EncodeError> {
     let header = encode(&frame.header, hv).map_err(|e| e.in_part("header"))?;
     let body = encode(&frame.body, frame.api_version).map_err(|e| e.in_part("body"))?;
     let size = header.len() + body.len();
-    let size = i32::try_from(size)
-        .map_err(|_| EncodeError::new(EncodeErrorKind::LengthTooLarge(size)).in_part("size"))?;
-    let mut out = Vec::with_capacity(4 + header.len() + body.len());
-    out.put_i32(size);
+    let mut out = Vec::with_capacity(4 + size);
+    // The frame module's prefix writer, as the typed frames use: the same check and error.
+    put_frame_size(&mut out, size)?;
     out.extend_from_slice(&header);
     out.extend_from_slice(&body);
     Ok(out)

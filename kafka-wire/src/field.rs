@@ -414,6 +414,22 @@ pub(crate) fn put_array_prefix<B: BufMut + ?Sized>(
     put_prefix(buf, Prefix::I32, len, compact)
 }
 
+/// Reads an array's element count (`None`: null), checked against the input and the
+/// configured array limit: the one function for array prefixes in the generated code
+/// (through `Vec<T>`), the metadata-driven codec and [`Reader::read_array_len`].
+#[inline]
+pub(crate) fn read_array_prefix(
+    r: &mut Reader<'_>,
+    compact: bool,
+) -> Result<Option<usize>, DecodeError> {
+    let at = r.position();
+    let Some(n) = read_prefix(r, Prefix::I32, compact)? else {
+        return Ok(None);
+    };
+    r.check_limit(Limit::ArrayLen, n, r.limits.array_len(), at)?;
+    Ok(Some(n))
+}
+
 /// Reads a length prefix; `None` is Kafka's null marker. Lengths below -1 are errors, and so
 /// is a length larger than what remains (checked before anything is allocated).
 #[inline]
@@ -844,11 +860,9 @@ impl<T: Field> NullableField for Vec<T> {
 
     #[inline]
     fn read_nullable(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Self>, DecodeError> {
-        let at = r.position();
-        let Some(n) = read_prefix(r, Prefix::I32, cx.compact)? else {
+        let Some(n) = read_array_prefix(r, cx.compact)? else {
             return Ok(None);
         };
-        r.check_limit(Limit::ArrayLen, n, r.limits.array_len(), at)?;
         if let Some(v) = T::read_array_at_once(r, n) {
             return Ok(Some(v));
         }

@@ -194,7 +194,25 @@ impl DecodeOptions {
     /// A reader over a complete frame after its size prefix, which is checked against the
     /// frame size limit and the frame's length (see [`open_frame`]), enforcing the limits.
     pub fn open<'a>(&'a self, frame: &'a Bytes) -> Result<Reader<'a>, DecodeError> {
-        Ok(open_frame(frame, self.limits.frame_size())?.limited(&self.limits))
+        self.open_declared(frame, self.declared_len(frame)?)
+    }
+
+    /// The first half of [`open`](Self::open): the whole length the size prefix declares,
+    /// checked against the frame size limit. (The metadata-driven codec reports the prefix
+    /// as a node of its own between the two halves.)
+    pub(crate) fn declared_len(&self, frame: &[u8]) -> Result<usize, DecodeError> {
+        declared_len(frame, self.limits.frame_size())
+    }
+
+    /// The second half of [`open`](Self::open): the frame's length against `total`, then a
+    /// reader after the prefix enforcing the limits.
+    pub(crate) fn open_declared<'a>(
+        &'a self,
+        frame: &'a Bytes,
+        total: usize,
+    ) -> Result<Reader<'a>, DecodeError> {
+        check_len(frame, total)?;
+        Ok(Reader::at(frame, 4).limited(&self.limits))
     }
 
     /// Ends a frame's decode: the number of bytes left after the body, which is 0 unless
@@ -269,7 +287,16 @@ pub fn decode_request_with_limits<M: ApiMessage>(
     frame: &Bytes,
     limits: &crate::DecodeLimits,
 ) -> Result<(RequestHeader, M), DecodeError> {
-    let mut r = open_frame(frame, limits.frame_size())?.limited(limits);
+    decode_request_with_options(frame, &DecodeOptions::from(*limits)).map(|d| d.frame)
+}
+
+/// [`decode_request`] with the limits of `options` (frame size included), and, if `options`
+/// allows them, ignoring bytes left after the body; the result says how many were ignored.
+pub fn decode_request_with_options<M: ApiMessage>(
+    frame: &Bytes,
+    options: &DecodeOptions,
+) -> Result<DecodedFrame<(RequestHeader, M)>, DecodeError> {
+    let mut r = options.open(frame)?;
     let (key, version) = peek_request(frame)?;
     if key != M::API_KEY {
         return Err(DecodeError::new(DecodeErrorKind::UnknownApiKey(key), 4).in_part("header"));
@@ -277,8 +304,8 @@ pub fn decode_request_with_limits<M: ApiMessage>(
     let header = RequestHeader::decode(&mut r, M::header_version(version))
         .map_err(|e| e.in_part("header"))?;
     let body = M::decode(&mut r, version).map_err(|e| e.in_part("body"))?;
-    ensure_consumed(&r)?;
-    Ok((header, body))
+    let trailing = options.finish(&r)?;
+    Ok(DecodedFrame::new((header, body), trailing))
 }
 
 /// Decodes a whole response frame (prefix included) of a known API, answering a request at
@@ -301,12 +328,22 @@ pub fn decode_response_with_limits<M: ApiMessage>(
     version: Version,
     limits: &crate::DecodeLimits,
 ) -> Result<(ResponseHeader, M), DecodeError> {
-    let mut r = open_frame(frame, limits.frame_size())?.limited(limits);
+    decode_response_with_options(frame, version, &DecodeOptions::from(*limits)).map(|d| d.frame)
+}
+
+/// [`decode_response`] with the limits of `options` (frame size included), and, if `options`
+/// allows them, ignoring bytes left after the body; the result says how many were ignored.
+pub fn decode_response_with_options<M: ApiMessage>(
+    frame: &Bytes,
+    version: Version,
+    options: &DecodeOptions,
+) -> Result<DecodedFrame<(ResponseHeader, M)>, DecodeError> {
+    let mut r = options.open(frame)?;
     let header = ResponseHeader::decode(&mut r, M::header_version(version))
         .map_err(|e| e.in_part("header"))?;
     let body = M::decode(&mut r, version).map_err(|e| e.in_part("body"))?;
-    ensure_consumed(&r)?;
-    Ok((header, body))
+    let trailing = options.finish(&r)?;
+    Ok(DecodedFrame::new((header, body), trailing))
 }
 
 /// Writes a frame's size prefix for `size` bytes of header and body; fails if `size` does not

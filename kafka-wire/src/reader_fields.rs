@@ -42,26 +42,10 @@ impl Reader<'_> {
 
     /// Reads an array's element count: int32 (`compact`: uvarint count + 1); `None` is a
     /// null array. A count larger than the bytes left is an error, as in Kafka, since every
-    /// element takes at least one byte.
+    /// element takes at least one byte, and so is one above the reader's array limit
+    /// (both reported at the count, by the same function as derived arrays).
     pub fn read_array_len(&mut self, compact: bool) -> Result<Option<usize>, DecodeError> {
-        let start = self.position();
-        let n: i64 = if compact {
-            match self.read_uvarint()? {
-                0 => return Ok(None),
-                n => i64::from(n) - 1,
-            }
-        } else {
-            match self.read_i32()? {
-                -1 => return Ok(None),
-                n => i64::from(n),
-            }
-        };
-        let n = usize::try_from(n)
-            .map_err(|_| DecodeError::new(crate::DecodeErrorKind::NegativeLength(n), start))?;
-        // Reported at the count, as derived arrays report it.
-        self.check_count(n)
-            .map_err(|e| DecodeError::new(e.kind().clone(), start))?;
-        Ok(Some(n))
+        crate::field::read_array_prefix(self, compact)
     }
 
     /// Reads a tagged-field section (flexible versions only), keeping every field as raw

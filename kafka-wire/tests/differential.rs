@@ -9,10 +9,20 @@
 //! re-encode them to the same bytes, or fail with the same error kind, byte offset and field
 //! path. Decoded values are also re-encoded at every other version, where both must again
 //! give the same bytes or the same error.
+//!
+//! The same structs are also compared as whole request frames (size prefix, header, body),
+//! mutated, under random [`DecodeLimits`] and with or without trailing bytes allowed: the
+//! typed frame decoder (`frame::decode_request_with_options`) and the metadata-driven one
+//! (`dynamic::decode_request_frame_with_options`) must give the same header, body and
+//! ignored byte count, or the same error.
 
 use bytes::Bytes;
 use kafka_wire::dynamic::{self, StructValue};
-use kafka_wire::{Bytes as KBytes, KafkaMessage, Str, StructMeta, UnknownTaggedFields, Version};
+use kafka_wire::frame::{self, DecodeOptions};
+use kafka_wire::{
+    ApiMessage, Bytes as KBytes, DecodeLimits, KafkaMessage, RequestHeader, Str, StructMeta,
+    UnknownTaggedFields, Version,
+};
 
 #[path = "common/random.rs"]
 mod random;
@@ -22,7 +32,7 @@ use random::Rng;
 /// the two codecs once reported a misplaced tag at different offsets), and a field that is
 /// regular in early versions and tagged later.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0-4", flexible = "1+")]
+#[kafka(api_key = 1000, request, versions = "0-4", flexible = "1+")]
 struct LateTag {
     /// In every version.
     #[kafka(versions = "0+")]
@@ -42,7 +52,7 @@ struct LateTag {
 
 /// Nullable ranges narrower than the versions; absent fields, ignorable or not.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0-5", flexible = "3+")]
+#[kafka(api_key = 1001, request, versions = "0-5", flexible = "3+")]
 struct Narrow {
     /// Nullable from v2 only.
     #[kafka(versions = "0+", nullable = "2+")]
@@ -108,7 +118,7 @@ struct Mid {
 
 /// Nested flexible structs, in arrays, nullable and tagged.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0-3", flexible = "2+")]
+#[kafka(api_key = 1002, request, versions = "0-3", flexible = "2+")]
 struct Outer {
     /// An array of structs.
     #[kafka(versions = "0+")]
@@ -190,6 +200,123 @@ fn same_encodings<M: KafkaMessage>(t: &M, d: &StructValue, vs: &[Version], input
             (Err(a), Err(b)) => assert_eq!(a, b, "v{w} from {input:?}"),
             (a, b) => panic!("v{w} from {input:?}: typed {a:?} vs dynamic {b:?}"),
         }
+    }
+}
+
+/// Mutated frames per struct.
+const FRAMES: usize = 30_000;
+
+/// Random limits: each one tight (near the sizes the random values have) one time in four,
+/// Kafka's default otherwise; the frame size limit near the frame's own size.
+fn random_limits(rng: &mut Rng, frame_len: usize) -> DecodeLimits {
+    let mut l = DecodeLimits::new();
+    if rng.below(4) == 0 {
+        l = l.max_array_len(rng.below(4) as usize);
+    }
+    if rng.below(4) == 0 {
+        l = l.max_string_len(rng.below(6) as usize);
+    }
+    if rng.below(4) == 0 {
+        l = l.max_bytes_len(rng.below(6) as usize);
+    }
+    if rng.below(4) == 0 {
+        l = l.max_unknown_tagged_fields(rng.below(3) as usize);
+    }
+    if rng.below(4) == 0 {
+        l = l.max_unknown_tagged_bytes(rng.below(8) as usize);
+    }
+    if rng.below(8) == 0 {
+        l = l.max_frame_size((frame_len + rng.below(3) as usize).saturating_sub(5));
+    }
+    l
+}
+
+/// Sets a frame's size prefix to the bytes after it.
+fn refit(b: &mut [u8]) {
+    if b.len() >= 4 {
+        let n = (b.len() - 4) as u32;
+        b[..4].copy_from_slice(&n.to_be_bytes());
+    }
+}
+
+/// Whole request frames of `M`, mutated, decoded by both codecs under random limits, with
+/// and without trailing bytes allowed; returns how many both accepted.
+fn compare_frames<M: ApiMessage + PartialEq + std::fmt::Debug>(
+    versions: std::ops::RangeInclusive<Version>,
+    seed: u64,
+) -> usize {
+    let meta: &'static StructMeta = M::META;
+    let mut rng = Rng::new(seed);
+    let mut accepted = 0;
+    let vs: Vec<Version> = versions.collect();
+    for i in 0..FRAMES {
+        let v = vs[i % vs.len()];
+        let body = dynamic::encode(&random::value_of(meta, v, &mut rng), v).unwrap();
+        let client_id = match rng.below(3) {
+            0 => None,
+            n => Some(Str::from("c".repeat(n as usize * 2))),
+        };
+        let header = RequestHeader::new(M::API_KEY, v, rng.next() as i32, client_id);
+        let mut b = vec![0; 4];
+        b.extend(header.encode_to_vec(M::header_version(v)).unwrap());
+        b.extend(body);
+        if rng.below(4) == 0 {
+            // Bytes after the body, inside the frame.
+            b.extend(std::iter::repeat_n(0, 1 + rng.below(3) as usize));
+        }
+        refit(&mut b);
+        // Mutations anywhere, the size prefix usually fitted again afterwards (a prefix
+        // that does not fit only ever gives the two frame length errors).
+        for _ in 0..rng.below(3) {
+            mutate(&mut b, &mut rng);
+        }
+        if rng.below(10) != 0 {
+            refit(&mut b);
+        }
+        let b = Bytes::from(b);
+        let options = DecodeOptions::new()
+            .with_limits(random_limits(&mut rng, b.len()))
+            .with_trailing_bytes(rng.below(2) == 0);
+        let t = frame::decode_request_with_options::<M>(&b, &options);
+        let d = dynamic::decode_request_frame_with_options(
+            &b,
+            |k| (k == M::API_KEY).then_some(meta),
+            None,
+            &options,
+        );
+        match (t, d) {
+            (Ok(t), Ok(d)) => {
+                accepted += 1;
+                assert_eq!(t.trailing_bytes, d.trailing_bytes, "{b:?}");
+                let (th, tb) = t.frame;
+                let fv = d.frame.api_version;
+                let hv = M::header_version(fv);
+                assert_eq!(
+                    th.encode_to_vec(hv).unwrap(),
+                    dynamic::encode(&d.frame.header, hv).unwrap(),
+                    "{} header {b:?}",
+                    meta.name
+                );
+                same_encodings(&tb, &d.frame.body, &[fv], &b);
+            }
+            (Err(t), Err(d)) => assert_eq!(t, d, "{} {options:?} {b:?}", meta.name),
+            (t, d) => panic!(
+                "{} {options:?} {b:?}: typed {t:?} vs dynamic {d:?}",
+                meta.name
+            ),
+        }
+    }
+    accepted
+}
+
+#[test]
+fn frames_with_limits_and_trailing_bytes() {
+    for ok in [
+        compare_frames::<LateTag>(0..=4, 11),
+        compare_frames::<Narrow>(0..=5, 12),
+        compare_frames::<Outer>(0..=3, 13),
+    ] {
+        assert!(ok > FRAMES / 20, "too few mutated frames decode: {ok}");
     }
 }
 
