@@ -15,19 +15,29 @@
 //! two crates besides this one: `tokio` (sockets and runtime) and `futures-util` (the
 //! `SinkExt`/`StreamExt` methods of [`Framed`](crate::codec::Framed)); `tokio_util` is
 //! re-exported as [`codec`](crate::codec).
+//!
+//! A codec built with [`DecodeOptions::allow_trailing_bytes`] accepts bytes after a body, as
+//! Java's clients and brokers do. To learn how many each frame carried, carry
+//! [`DecodedFrame`]s: `ClientCodec<RequestFrame, DecodedFrame<ResponseFrame>>` yields each
+//! response with its `trailing_bytes` (and `ServerCodec<DecodedFrame<RequestFrame>, _>` each
+//! request).
 
 use bytes::{Bytes, BytesMut};
 
 use crate::error::{DecodeError, EncodeError};
-use crate::frame::DecodeOptions;
+use crate::frame::{DecodeOptions, DecodedFrame};
 use crate::{RequestHeader, Version};
 
 /// A whole request frame type: decoded from a frame (size prefix included) whose API it
 /// picks from the header, and encoded back with its size prefix.
 pub trait TypedRequest: Sized {
     /// Decodes a whole frame with `options`: its limits (a size prefix above the frame size
-    /// limit is rejected first) and whether bytes after the body are accepted.
-    fn decode_frame(frame: &Bytes, options: &DecodeOptions) -> Result<Self, DecodeError>;
+    /// limit is rejected first) and whether bytes after the body are accepted (and how many
+    /// were).
+    fn decode_frame(
+        frame: &Bytes,
+        options: &DecodeOptions,
+    ) -> Result<DecodedFrame<Self>, DecodeError>;
     /// Appends the whole frame, size prefix included.
     fn encode_frame(&self, buf: &mut BytesMut) -> Result<(), EncodeError>;
     /// The request header (API key, version and correlation id).
@@ -38,17 +48,59 @@ pub trait TypedRequest: Sized {
 /// answers (which a response does not carry).
 pub trait TypedResponse: Sized {
     /// Decodes a whole frame answering a request of `api_key` at `version`, with `options`
-    /// (limits, frame size included, and leniency).
+    /// (limits, frame size included, and leniency: the result says how many bytes after the
+    /// body were ignored).
     fn decode_frame(
         frame: &Bytes,
         api_key: i16,
         version: Version,
         options: &DecodeOptions,
-    ) -> Result<Self, DecodeError>;
+    ) -> Result<DecodedFrame<Self>, DecodeError>;
     /// Appends the whole frame, size prefix included.
     fn encode_frame(&self, buf: &mut BytesMut) -> Result<(), EncodeError>;
     /// The correlation id of the request this answers.
     fn correlation_id(&self) -> i32;
+}
+
+/// A request frame with the count of bytes ignored after its body: a codec carrying these
+/// reports the count of each frame. Encoding writes the frame alone (the ignored bytes are
+/// not kept).
+impl<T: TypedRequest> TypedRequest for DecodedFrame<T> {
+    fn decode_frame(
+        frame: &Bytes,
+        options: &DecodeOptions,
+    ) -> Result<DecodedFrame<Self>, DecodeError> {
+        let d = T::decode_frame(frame, options)?;
+        let n = d.trailing_bytes;
+        Ok(DecodedFrame::new(d, n))
+    }
+    fn encode_frame(&self, buf: &mut BytesMut) -> Result<(), EncodeError> {
+        self.frame.encode_frame(buf)
+    }
+    fn request_header(&self) -> &RequestHeader {
+        self.frame.request_header()
+    }
+}
+
+/// A response frame with the count of bytes ignored after its body (see the
+/// [`TypedRequest`] impl).
+impl<T: TypedResponse> TypedResponse for DecodedFrame<T> {
+    fn decode_frame(
+        frame: &Bytes,
+        api_key: i16,
+        version: Version,
+        options: &DecodeOptions,
+    ) -> Result<DecodedFrame<Self>, DecodeError> {
+        let d = T::decode_frame(frame, api_key, version, options)?;
+        let n = d.trailing_bytes;
+        Ok(DecodedFrame::new(d, n))
+    }
+    fn encode_frame(&self, buf: &mut BytesMut) -> Result<(), EncodeError> {
+        self.frame.encode_frame(buf)
+    }
+    fn correlation_id(&self) -> i32 {
+        self.frame.correlation_id()
+    }
 }
 
 #[cfg(feature = "tokio")]
@@ -167,7 +219,9 @@ mod codecs {
             Self::with_options(DecodeOptions::from(*limits))
         }
 
-        /// A codec decoding frames with `options` (limits and leniency).
+        /// A codec decoding frames with `options` (limits and leniency). With trailing bytes
+        /// allowed, make `Req` a [`DecodedFrame`](crate::frame::DecodedFrame) to get each
+        /// request's count of ignored bytes.
         pub fn with_options(options: DecodeOptions) -> Self {
             ServerCodec {
                 frames: FrameCodec::with_limits(&options.limits),
@@ -196,13 +250,14 @@ mod codecs {
             let Some(frame) = self.frames.decode(src)? else {
                 return Ok(None);
             };
-            Ok(Some(Req::decode_frame(&frame, &self.options).map_err(
-                |error| Undecodable {
+            Ok(Some(match Req::decode_frame(&frame, &self.options) {
+                Ok(d) => Ok(d.frame),
+                Err(error) => Err(Undecodable {
                     frame,
                     error,
                     request: None,
-                },
-            )))
+                }),
+            }))
         }
     }
 
@@ -266,7 +321,9 @@ mod codecs {
             Self::with_options(DecodeOptions::from(*limits))
         }
 
-        /// A codec decoding responses with `options` (limits and leniency).
+        /// A codec decoding responses with `options` (limits and leniency). With trailing
+        /// bytes allowed, make `Resp` a [`DecodedFrame`](crate::frame::DecodedFrame) to get
+        /// each response's count of ignored bytes.
         pub fn with_options(options: DecodeOptions) -> Self {
             ClientCodec {
                 frames: FrameCodec::with_limits(&options.limits),
@@ -322,15 +379,15 @@ mod codecs {
                 .in_flight
                 .complete(correlation_id)
                 .ok_or(TrackError::Unmatched(correlation_id))?;
-            Ok(Some(
-                Resp::decode_frame(&frame, sent.api_key, sent.api_version, &self.options).map_err(
-                    |error| Undecodable {
-                        frame,
-                        error,
-                        request: Some(sent),
-                    },
-                ),
-            ))
+            let decoded = Resp::decode_frame(&frame, sent.api_key, sent.api_version, &self.options);
+            Ok(Some(match decoded {
+                Ok(d) => Ok(d.frame),
+                Err(error) => Err(Undecodable {
+                    frame,
+                    error,
+                    request: Some(sent),
+                }),
+            }))
         }
     }
 }

@@ -24,9 +24,9 @@ use futures_util::{SinkExt, StreamExt};
 use kafka_wire::codec::{CodecError, FrameCodec};
 use kafka_wire::correlation::CorrelationTracker;
 use kafka_wire::dynamic::{self, BodySpec};
-use kafka_wire::frame::RequestPeek;
+use kafka_wire::frame::{self, DecodeOptions, RequestPeek};
 use kafka_wire::json::frame_to_json;
-use kafka_wire::{Bytes, DecodeErrorKind, EncodeError, Records, Str, Version};
+use kafka_wire::{Bytes, DecodeLimits, EncodeError, Reader, Records, Str, Version};
 use kafka_wire_messages::{known, AnyRequest, AnyResponse, ApiKey, ResponseBody};
 use serde_json::{json, Map, Value as Json};
 use tokio::net::{TcpListener, TcpStream};
@@ -410,20 +410,6 @@ fn count_records<'a>(sets: impl IntoIterator<Item = &'a Records>) -> RecordCount
     c
 }
 
-/// The frame without its last `n` bytes (size prefix adjusted), for a `TrailingBytes(n)`
-/// error.
-fn trim_frame(frame: &Bytes, kind: &DecodeErrorKind) -> Option<Bytes> {
-    let DecodeErrorKind::TrailingBytes(n) = kind else {
-        return None;
-    };
-    let end = frame.len().checked_sub(*n)?;
-    let size = u32::try_from(end.checked_sub(4)?).ok()?;
-    let mut out = Vec::with_capacity(end);
-    out.extend_from_slice(&size.to_be_bytes());
-    out.extend_from_slice(frame.get(4..end)?);
-    Some(Bytes::from(out))
-}
-
 /// `frame` (a whole frame) with `tail` appended and its size prefix grown to match.
 fn append_to_frame(mut frame: Vec<u8>, tail: &[u8]) -> Bytes {
     frame.extend_from_slice(tail);
@@ -557,68 +543,68 @@ impl Shared {
                 return frame;
             }
         };
-        let decoded = AnyResponse::decode(
-            &frame,
-            peek.api_key,
-            peek.api_version,
-            self.cfg.max_frame_size,
-        );
+        // Read as Java's clients read: bytes after a body are ignored (librdkafka's mock
+        // appends one to its Metadata v12 answers), so such a frame is still understood.
+        let options =
+            DecodeOptions::from(DecodeLimits::new().max_frame_size(self.cfg.max_frame_size))
+                .with_trailing_bytes(true);
+        let decoded =
+            AnyResponse::decode_with_options(&frame, peek.api_key, peek.api_version, &options);
         let mut extra = Extra::default();
         let (mut out, outcome, version, mut rewritten) = match decoded {
-            Ok(AnyResponse::Decoded(mut f)) => {
-                let version = f.version;
-                extra.records = count_records(apis::response_records(&f.body));
-                let (out, outcome) = self.check(&frame, f.to_vec());
-                // Broker addresses are rewritten after the check, which is about the bytes
-                // that arrived.
-                let rewritten = self.rewrite(&mut f.body).await;
-                (out, outcome, version, rewritten.then_some(f))
-            }
-            Ok(AnyResponse::Opaque(_)) => (frame.clone(), Outcome::Opaque, peek.api_version, None),
-            Err(e) => {
-                // Bytes after a response body are an error here, but Kafka's clients ignore
-                // them; such a frame still gets its broker addresses rewritten (the extra
-                // bytes kept after our encoding), or a client would leave the proxy.
-                let mut rewritten = None;
-                if let (DecodeErrorKind::TrailingBytes(n), Some(body)) =
-                    (e.kind(), trim_frame(&frame, e.kind()))
-                {
-                    if let Ok(AnyResponse::Decoded(mut f)) = AnyResponse::decode(
-                        &body,
-                        peek.api_key,
-                        peek.api_version,
-                        self.cfg.max_frame_size,
-                    ) {
-                        if self.rewrite(&mut f.body).await {
-                            rewritten = Some((f, frame.slice(frame.len() - n..)));
+            Ok(d) if d.trailing_bytes > 0 => {
+                // Still an error to report: the strict reading's, since such a frame cannot
+                // be re-encoded to the bytes that came. Its broker addresses are rewritten
+                // all the same (the extra bytes kept after our encoding), or a client would
+                // leave the proxy.
+                let tail = frame.slice(frame.len() - d.trailing_bytes..);
+                let strict = frame::ensure_consumed(&Reader::at(&frame, frame.len() - tail.len()));
+                let outcome =
+                    Outcome::Error(strict.err().map(|e| e.to_string()).unwrap_or_default());
+                if let AnyResponse::Decoded(mut f) = d.frame {
+                    if self.rewrite(&mut f.body).await {
+                        extra.rewritten = true;
+                        match f.to_vec().map(|v| append_to_frame(v, &tail)) {
+                            Ok(bytes) => {
+                                self.record(
+                                    conn,
+                                    Direction::Response,
+                                    peek,
+                                    peek.api_version,
+                                    &frame,
+                                    outcome,
+                                    extra,
+                                    Some(&bytes),
+                                );
+                                return bytes;
+                            }
+                            Err(e) => {
+                                self.connection_error(format!("c{conn}: rewritten response: {e}"))
+                            }
                         }
+                        extra = Extra::default();
                     }
-                }
-                let outcome = Outcome::Error(e.to_string());
-                if let Some((f, tail)) = rewritten {
-                    extra.rewritten = true;
-                    match f.to_vec().map(|v| append_to_frame(v, &tail)) {
-                        Ok(bytes) => {
-                            self.record(
-                                conn,
-                                Direction::Response,
-                                peek,
-                                peek.api_version,
-                                &frame,
-                                outcome,
-                                extra,
-                                Some(&bytes),
-                            );
-                            return bytes;
-                        }
-                        Err(e) => {
-                            self.connection_error(format!("c{conn}: rewritten response: {e}"))
-                        }
-                    }
-                    extra = Extra::default();
                 }
                 (frame.clone(), outcome, peek.api_version, None)
             }
+            Ok(d) => match d.frame {
+                AnyResponse::Decoded(mut f) => {
+                    let version = f.version;
+                    extra.records = count_records(apis::response_records(&f.body));
+                    let (out, outcome) = self.check(&frame, f.to_vec());
+                    // Broker addresses are rewritten after the check, which is about the
+                    // bytes that arrived.
+                    let rewritten = self.rewrite(&mut f.body).await;
+                    (out, outcome, version, rewritten.then_some(f))
+                }
+                AnyResponse::Opaque(_) => (frame.clone(), Outcome::Opaque, peek.api_version, None),
+            },
+            Err(e) => (
+                frame.clone(),
+                Outcome::Error(e.to_string()),
+                peek.api_version,
+                None,
+            ),
         };
         if let Some(f) = rewritten.take() {
             extra.rewritten = true;
@@ -899,15 +885,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn trailing_bytes_are_cut_and_put_back_with_the_prefix_fixed() {
-        // Size 6: correlation id 1, a body byte 0x2a, then one extra 0x00.
-        let frame = Bytes::from_static(b"\x00\x00\x00\x06\x00\x00\x00\x01\x2a\x00");
-        let cut = trim_frame(&frame, &DecodeErrorKind::TrailingBytes(1)).unwrap();
-        assert_eq!(&cut[..], b"\x00\x00\x00\x05\x00\x00\x00\x01\x2a");
-        assert_eq!(append_to_frame(cut.to_vec(), b"\x00"), frame);
-        // Nothing to cut from a frame shorter than the claim, or for another error.
-        assert!(trim_frame(&frame, &DecodeErrorKind::TrailingBytes(11)).is_none());
-        assert!(trim_frame(&frame, &DecodeErrorKind::NegativeLength(-2)).is_none());
+    fn bytes_appended_to_a_frame_grow_its_prefix() {
+        // Size 5: correlation id 1 and a body byte 0x2a; then one extra 0x00.
+        let frame = b"\x00\x00\x00\x05\x00\x00\x00\x01\x2a".to_vec();
+        let grown = append_to_frame(frame, b"\x00");
+        assert_eq!(&grown[..], b"\x00\x00\x00\x06\x00\x00\x00\x01\x2a\x00");
     }
 
     #[test]

@@ -279,3 +279,53 @@ fn a_closed_stdout_ends_the_proxy_quietly_with_the_sigpipe_status() {
     drop(client);
     let _ = broker_thread.join();
 }
+
+/// A response with a byte after its body (as librdkafka's mock sends Metadata v12): read as
+/// Java's clients read it, so its broker address is still rewritten and the extra byte
+/// passed on after it, but reported as the strict decoder's error.
+#[test]
+fn a_response_with_trailing_bytes_is_rewritten_and_reported() {
+    let mut padded = METADATA_RESP.to_vec();
+    padded.push(0);
+    padded[3] += 1;
+    let broker = TcpListener::bind("127.0.0.1:0").unwrap();
+    let upstream = broker.local_addr().unwrap().to_string();
+    let answer = padded.clone();
+    let broker_thread = std::thread::spawn(move || {
+        let (mut s, _) = broker.accept().unwrap();
+        assert_eq!(read_frame(&mut s), METADATA_REQ);
+        s.write_all(&answer).unwrap();
+    });
+    let (child, port) = start_proxy(&upstream, Stdio::piped(), "3");
+    let mut client = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    client
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    client.write_all(METADATA_REQ).unwrap();
+    let got = read_frame(&mut client);
+    drop(client);
+    broker_thread.join().unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    // The host "broker.example" (14 bytes) became "127.0.0.1" (9): 5 bytes fewer, the
+    // extra zero byte still last, the prefix fitted.
+    assert_eq!(got.len(), padded.len() - 5, "{got:?}");
+    assert_eq!(&got[18..27], b"127.0.0.1");
+    assert_eq!(got.last(), Some(&0));
+    assert_eq!(
+        u32::from_be_bytes(got[..4].try_into().unwrap()) as usize,
+        got.len() - 4
+    );
+    let line = stdout
+        .lines()
+        .find(|l| l.contains("\"direction\":\"response\""))
+        .unwrap_or_else(|| panic!("no response line in {stdout}"));
+    let j: serde_json::Value = serde_json::from_str(line).unwrap();
+    assert_eq!(j["outcome"], "ERROR", "{line}");
+    assert_eq!(j["rewritten"], true, "{line}");
+    // The body ends at byte 40 of the 41-byte frame.
+    assert_eq!(
+        j["error"], "1 trailing byte(s) after the end of the message at byte 40 in `frame`",
+        "{line}"
+    );
+}

@@ -774,8 +774,8 @@ macro_rules! apis {
             fn decode_frame(
                 frame: &$crate::__private::Bytes,
                 options: &$crate::__private::DecodeOptions,
-            ) -> Result<Self, $crate::__private::DecodeError> {
-                RequestFrame::decode_with_options(frame, options).map(|d| d.frame)
+            ) -> Result<$crate::__private::DecodedFrame<Self>, $crate::__private::DecodeError> {
+                RequestFrame::decode_with_options(frame, options)
             }
 
             fn encode_frame(
@@ -798,7 +798,7 @@ macro_rules! apis {
                 api_key: i16,
                 version: $crate::__private::Version,
                 options: &$crate::__private::DecodeOptions,
-            ) -> Result<Self, $crate::__private::DecodeError> {
+            ) -> Result<$crate::__private::DecodedFrame<Self>, $crate::__private::DecodeError> {
                 let api = ApiKey::from_i16(api_key).ok_or_else(|| {
                     $crate::__private::DecodeError::new(
                         $crate::__private::DecodeErrorKind::UnknownApiKey(api_key),
@@ -806,7 +806,7 @@ macro_rules! apis {
                     )
                     .in_field("api_key")
                 })?;
-                ResponseFrame::decode_with_fallback_options(frame, api, version, options).map(|d| d.frame)
+                ResponseFrame::decode_with_fallback_options(frame, api, version, options)
             }
 
             fn encode_frame(

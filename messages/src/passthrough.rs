@@ -16,7 +16,7 @@
 //! ```
 
 use bytes::Bytes;
-use kafka_wire::frame::{self, DecodeOptions, RequestPeek};
+use kafka_wire::frame::{self, DecodeOptions, DecodedFrame, RequestPeek};
 use kafka_wire::{DecodeError, DecodeLimits, ResponseHeader, Version};
 
 use crate::known;
@@ -160,23 +160,41 @@ impl AnyResponse {
         version: Version,
         limits: &DecodeLimits,
     ) -> Result<Self, DecodeError> {
-        let max_size = limits.frame_size();
+        Self::decode_with_options(frame, api_key, version, &DecodeOptions::from(*limits))
+            .map(|d| d.frame)
+    }
+
+    /// [`decode`](Self::decode) with the limits of `options` on a declared API (the frame
+    /// size limit on any) and, if `options` allows them, ignoring bytes left after a declared
+    /// API's body, as Java's clients do; the result says how many were ignored (always 0 for
+    /// an opaque frame, which is not parsed).
+    pub fn decode_with_options(
+        frame: &Bytes,
+        api_key: i16,
+        version: Version,
+        options: &DecodeOptions,
+    ) -> Result<DecodedFrame<Self>, DecodeError> {
+        let max_size = options.limits.frame_size();
         let total = frame::declared_len(frame, max_size)?;
         let correlation_id = frame::peek_response(frame)?;
         if let Some(api) = declared(api_key, version, false) {
-            let options = DecodeOptions::from(*limits);
-            return ResponseFrame::decode_with_fallback_options(frame, api, version, &options)
-                .map(|f| AnyResponse::Decoded(Box::new(f.frame)));
+            let d = ResponseFrame::decode_with_fallback_options(frame, api, version, options)?;
+            let trailing = d.trailing_bytes;
+            return Ok(DecodedFrame::new(
+                AnyResponse::Decoded(Box::new(d.frame)),
+                trailing,
+            ));
         }
         if total != frame.len() {
             frame::open_frame(frame, max_size)?;
         }
-        Ok(AnyResponse::Opaque(Opaque {
+        let opaque = AnyResponse::Opaque(Opaque {
             api_key,
             api_version: version,
             correlation_id,
             frame: frame.clone(),
-        }))
+        });
+        Ok(DecodedFrame::new(opaque, 0))
     }
 
     /// The correlation id.
@@ -248,6 +266,27 @@ mod tests {
         // Garbage still fails, with the error at the requested version.
         let bad = Bytes::from_static(b"\x00\x00\x00\x05\x00\x00\x00\x09\x01");
         assert!(ResponseFrame::decode_with_fallback(&bad, ApiKey::ApiVersions, 3, MAX).is_err());
+    }
+
+    #[test]
+    fn responses_with_trailing_bytes_decode_only_when_allowed() {
+        // The v0 answer with one zero byte after its body, the size prefix grown to match.
+        let mut padded = V0_ANSWER.to_vec();
+        padded.push(0);
+        padded[3] += 1;
+        let frame = Bytes::from(padded);
+        let e = AnyResponse::decode(&frame, 18, 0, MAX).unwrap_err();
+        assert_eq!(e.kind(), &kafka_wire::DecodeErrorKind::TrailingBytes(1));
+        assert_eq!(e.offset(), 20);
+        let lenient = DecodeOptions::new().with_trailing_bytes(true);
+        let d = AnyResponse::decode_with_options(&frame, 18, 0, &lenient).unwrap();
+        assert_eq!(d.trailing_bytes, 1);
+        assert_eq!(d.frame.correlation_id(), 9);
+        assert!(d.frame.as_decoded().is_some());
+        // An undeclared API is not parsed: nothing is counted.
+        let d = AnyResponse::decode_with_options(&frame, 4, 5, &lenient).unwrap();
+        assert_eq!(d.trailing_bytes, 0);
+        assert!(d.frame.as_decoded().is_none());
     }
 
     #[test]

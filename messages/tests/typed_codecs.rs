@@ -190,3 +190,49 @@ fn codecs_take_decode_limits() {
         bad.error
     );
 }
+
+/// With trailing bytes allowed, a codec carrying `DecodedFrame`s reports how many bytes each
+/// frame carried after its body; the strict default hands such a frame over as undecodable.
+#[test]
+fn lenient_codecs_report_trailing_bytes_per_frame() {
+    use kafka_wire::frame::{DecodeOptions, DecodedFrame};
+    // The v0 answer with two zero bytes after the body, the size prefix grown to match.
+    let mut padded = V0_ANSWER.to_vec();
+    padded.extend_from_slice(&[0, 0]);
+    padded[3] += 2;
+    let v0_request = || RequestFrame::new(1, Some("c".into()), 0, ApiVersionsRequest::default());
+
+    let lenient = DecodeOptions::new().with_trailing_bytes(true);
+    let mut client =
+        ClientCodec::<RequestFrame, DecodedFrame<ResponseFrame>>::with_options(lenient);
+    let mut out = BytesMut::new();
+    client.encode(v0_request(), &mut out).unwrap();
+    let mut buf = BytesMut::from(&padded[..]);
+    let got = client.decode(&mut buf).unwrap().unwrap().unwrap();
+    assert_eq!(got.trailing_bytes, 2);
+    assert_eq!(got.frame.header.correlation_id, 1);
+    // The next frame, without extra bytes, reports none.
+    client.encode(v0_request(), &mut out).unwrap();
+    let mut buf = BytesMut::from(V0_ANSWER);
+    let got = client.decode(&mut buf).unwrap().unwrap().unwrap();
+    assert_eq!(got.trailing_bytes, 0);
+
+    // Strict (the default): the same bytes are undecodable, `TrailingBytes(2)` at byte 20.
+    let mut strict = ClientCodec::<RequestFrame, DecodedFrame<ResponseFrame>>::new();
+    strict.encode(v0_request(), &mut out).unwrap();
+    let mut buf = BytesMut::from(&padded[..]);
+    let bad = strict.decode(&mut buf).unwrap().unwrap().unwrap_err();
+    assert_eq!(bad.error.kind(), &DecodeErrorKind::TrailingBytes(2));
+    assert_eq!(bad.error.offset(), 20);
+
+    // The server side alike: the v3 request with one byte after its body.
+    let mut req = API_VERSIONS_V3_REQUEST.to_vec();
+    req.push(0);
+    req[3] += 1;
+    let mut server =
+        ServerCodec::<DecodedFrame<RequestFrame>, ResponseFrame>::with_options(lenient);
+    let mut buf = BytesMut::from(&req[..]);
+    let got = server.decode(&mut buf).unwrap().unwrap().unwrap();
+    assert_eq!(got.trailing_bytes, 1);
+    assert_eq!(got.frame.header.correlation_id, 5);
+}
