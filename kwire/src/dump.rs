@@ -416,7 +416,7 @@ impl Sink for Dump<'_> {
     }
 
     fn records(&mut self, at: usize, data: &bytes::Bytes) {
-        crate::records::dump(self, at, data);
+        kwire::records::dump(self, at, data);
     }
 }
 

@@ -14,7 +14,6 @@
 #![forbid(unsafe_code)]
 
 mod dump;
-mod records;
 
 use std::io::{self, BufRead, BufWriter, IsTerminal, Read, Write};
 use std::process::ExitCode;
@@ -25,6 +24,7 @@ use kafka_wire::dynamic::{self, BodySpec, Sink, WalkedFrame, WriteJsonError};
 use kafka_wire::json::{frame_from_json, JsonError};
 use kafka_wire::{ApiKind, DecodeError, StructMeta, Version, VersionRange};
 use kafka_wire_messages::ApiKey;
+use kwire::records;
 use serde_json::{json, Value as Json};
 
 /// Inspect, decode and build Kafka frames (hex, size prefix included).

@@ -853,18 +853,27 @@ fn json_line(
         )
         .ok(),
     };
+    // `records` values in kwire's readable form, as `kwire decode --json` writes them.
+    let body_meta = ApiKey::from_i16(peek.api_key).map(|api| match direction {
+        Direction::Request => api.request_meta(),
+        Direction::Response => api.response_meta(),
+    });
+    let to_json = |f: &dynamic::Frame| {
+        let mut j = frame_to_json(f);
+        if let (Some(meta), Some(body)) = (body_meta, j.get_mut("body")) {
+            crate::records::readable_in(meta, body);
+        }
+        j
+    };
     // What the client receives; with a rewrite, also the body as it arrived.
     let doc = document(sent.unwrap_or(frame));
     if let Some(sent) = sent {
         o.insert("rewritten".into(), json!(true));
         if let (Some(before), Some(_)) = (document(frame), document(sent)) {
-            o.insert(
-                "beforeRewrite".into(),
-                frame_to_json(&before)["body"].take(),
-            );
+            o.insert("beforeRewrite".into(), to_json(&before)["body"].take());
         }
     }
-    match doc.map(|f| frame_to_json(&f)) {
+    match doc.map(|f| to_json(&f)) {
         Some(Json::Object(d)) => o.extend(d),
         _ => {
             o.insert("apiKey".into(), json!(peek.api_key));

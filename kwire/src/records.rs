@@ -200,6 +200,50 @@ pub fn write_json(data: &Bytes, w: &mut dyn Write) -> io::Result<()> {
     w.write_all(b"}")
 }
 
+/// The JSON form of a `records` value (see the module docs) as a tree, for documents built
+/// as trees (the proxy's log); written by [`write_json`], so both have the same form.
+pub fn to_json(data: &Bytes) -> Json {
+    let mut text = Vec::new();
+    if write_json(data, &mut text).is_err() {
+        return Json::from(B64.encode(data));
+    }
+    // `write_json` writes valid JSON by construction; the fallback keeps the bytes anyway.
+    serde_json::from_slice(&text).unwrap_or_else(|_| Json::from(B64.encode(data)))
+}
+
+/// Replaces, in a body (or header) JSON object described by `meta` as the library's JSON
+/// writer gives it, every `records` value (base64) by its readable JSON form
+/// ([`to_json`]): the inverse of [`encode_in`].
+pub fn readable_in(meta: &'static StructMeta, j: &mut Json) {
+    let Json::Object(o) = j else {
+        return;
+    };
+    for f in meta.fields {
+        if let Some(v) = o.get_mut(&json_name(f.name)) {
+            readable_value(&f.ty, v);
+        }
+    }
+}
+
+fn readable_value(ty: &KafkaType, j: &mut Json) {
+    match ty {
+        KafkaType::Records => {
+            if let Some(bytes) = j.as_str().and_then(|s| B64.decode(s).ok()) {
+                *j = to_json(&Bytes::from(bytes));
+            }
+        }
+        KafkaType::Array(t) => {
+            if let Json::Array(items) = j {
+                for x in items {
+                    readable_value(t, x);
+                }
+            }
+        }
+        KafkaType::Struct(m) => readable_in(m(), j),
+        _ => {}
+    }
+}
+
 /// Whether a magic-2 batch must be written back from its bytes: its records do not read
 /// (so they cannot be re-encoded) or its CRC is wrong (a rebuild would fix it silently).
 fn records_error_raw(b: &Batch) -> bool {

@@ -167,3 +167,74 @@ fn a_corrupt_batch_is_shown_not_fatal() {
     assert_eq!(ok(&["encode", &json]), frame);
     assert!(ok(&["dump", &frame]).contains("truncated_batch"));
 }
+
+fn unhex(hex: &str) -> Vec<u8> {
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+#[test]
+fn the_proxy_json_log_shows_records_readably() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::{TcpListener, TcpStream};
+    use std::process::Stdio;
+
+    let frame_hex = produce_v3(&[PY_NONE]);
+    let frame = unhex(&frame_hex);
+    // The stand-in broker reads the one request and hangs up.
+    let broker = TcpListener::bind("127.0.0.1:0").unwrap();
+    let upstream = broker.local_addr().unwrap().to_string();
+    let want = frame.clone();
+    let broker_thread = std::thread::spawn(move || {
+        let (mut s, _) = broker.accept().unwrap();
+        let mut got = vec![0u8; want.len()];
+        s.read_exact(&mut got).unwrap();
+        assert_eq!(got, want);
+    });
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let listen = format!("127.0.0.1:{port}");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(["proxy", "--listen", &listen, "--upstream", &upstream])
+        .args(["--log", "json", "--duration", "3"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run kwire proxy");
+    let mut line = String::new();
+    BufReader::new(child.stderr.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(line.contains("listening on"), "{line}");
+    let mut client = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    client.write_all(&frame).unwrap();
+    broker_thread.join().unwrap();
+    drop(client);
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let line = stdout
+        .lines()
+        .find(|l| l.contains("\"direction\":\"request\""))
+        .unwrap_or_else(|| panic!("no request line in {stdout}"));
+    let mut logged: Json = serde_json::from_str(line).unwrap();
+
+    // kafka-python's records, readable: keys and values as text, binary as base64.
+    let recs = &records_json(&logged)["batches"][0]["records"];
+    assert_eq!(recs[0]["key"], "k1", "{line}");
+    assert_eq!(recs[0]["value"], "hello", "{line}");
+    assert_eq!(recs[0]["headers"][0]["key"], "h", "{line}");
+    assert_eq!(recs[1]["value"]["base64"], "/wBiaW5hcnk=", "{line}");
+    assert_eq!(recs[2]["offset"], 2, "{line}");
+    // The same document as `kwire decode --json`, the proxy's own fields aside.
+    let o = logged.as_object_mut().unwrap();
+    for k in ["direction", "connection", "timestampMs", "outcome"] {
+        o.remove(k);
+    }
+    let decoded: Json = serde_json::from_str(&ok(&["decode", "--json", &frame_hex])).unwrap();
+    assert_eq!(logged, decoded);
+}
