@@ -612,3 +612,90 @@ fn records_type_iterates() {
     let r = kafka_wire::Records(Bytes::from(hex(VEC_A)));
     assert_eq!(r.batches().count(), 1);
 }
+
+/// The builder against an independent encoder: kafka-protocol 0.18's `RecordBatchEncoder`
+/// writes the same bytes for any records (keys, values and headers of every length class,
+/// null or not, varint lengths of one to three bytes). Timestamps never decrease: that crate
+/// takes the smallest as the base, Java (and this crate) the first.
+mod versus_kafka_protocol {
+    use super::*;
+    use kafka_protocol::indexmap::IndexMap;
+    use kafka_protocol::protocol::StrBytes;
+    use kafka_protocol::records as kp;
+    use proptest::collection::vec;
+    use proptest::option;
+    use proptest::prelude::*;
+
+    type Rec = (
+        i64,
+        Option<Vec<u8>>,
+        Option<Vec<u8>>,
+        Vec<(String, Option<Vec<u8>>)>,
+    );
+
+    fn bytes(max: usize) -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![vec(any::<u8>(), 0..=17), vec(any::<u8>(), 0..=max)]
+    }
+
+    fn record() -> impl Strategy<Value = Rec> {
+        (
+            prop_oneof![0i64..3, 0i64..100_000],
+            option::of(bytes(200)),
+            option::of(bytes(9000)),
+            vec(("[a-z]{0,20}", option::of(bytes(40))), 0..4),
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+        #[test]
+        fn builder_writes_what_kafka_protocol_writes(
+            base in 0i64..1 << 40,
+            first_ts in 0i64..1 << 42,
+            recs in vec(record(), 1..60),
+        ) {
+            let mut ours = BatchBuilder::new(base);
+            let mut theirs = Vec::new();
+            let mut ts = first_ts;
+            for (i, (step, key, value, headers)) in recs.iter().enumerate() {
+                ts += step;
+                // Unique header keys: kafka-protocol keeps headers in a map.
+                let headers: Vec<(String, Option<Vec<u8>>)> = headers
+                    .iter()
+                    .enumerate()
+                    .map(|(j, (k, v))| (format!("{j}{k}"), v.clone()))
+                    .collect();
+                let ours_h: Vec<NewHeader<'_>> = headers
+                    .iter()
+                    .map(|(k, v)| NewHeader::new(k, v.as_deref()))
+                    .collect();
+                ours.append(ts, key.as_deref(), value.as_deref(), &ours_h);
+                let mut map = IndexMap::new();
+                for (k, v) in &headers {
+                    map.insert(StrBytes::from_string(k.clone()), v.clone().map(Bytes::from));
+                }
+                theirs.push(kp::Record {
+                    transactional: false,
+                    control: false,
+                    delete_horizon: false,
+                    partition_leader_epoch: -1,
+                    producer_id: -1,
+                    producer_epoch: -1,
+                    timestamp_type: kp::TimestampType::Creation,
+                    offset: base + i as i64,
+                    // One batch with base sequence -1 (see the benches' workloads).
+                    sequence: i as i32 - 1,
+                    timestamp: ts,
+                    key: key.clone().map(Bytes::from),
+                    value: value.clone().map(Bytes::from),
+                    headers: map,
+                });
+            }
+            let mut want = bytes::BytesMut::new();
+            let opts = kp::RecordEncodeOptions { version: 2, compression: kp::Compression::None };
+            kp::RecordBatchEncoder::encode(&mut want, &theirs, &opts).unwrap();
+            let got = ours.build().unwrap();
+            prop_assert_eq!(&got[..], &want[..]);
+        }
+    }
+}
