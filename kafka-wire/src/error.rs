@@ -143,6 +143,17 @@ pub enum DecodeErrorKind {
     /// An API key this codec does not declare.
     #[error("unknown api key {0}")]
     UnknownApiKey(i16),
+    /// An API that this build does not compile in: Kafka assigned its key and the messages
+    /// crate knows it, but the cargo features that would compile its types are off.
+    #[error(
+        "API {name} is not compiled in: enable the cargo feature {features} of kafkawire-messages"
+    )]
+    ApiNotCompiled {
+        /// The API's name (`"Produce"`).
+        name: &'static str,
+        /// The features that compile it (`"client"`, or `"admin" or "txn"`).
+        features: &'static str,
+    },
     /// A version outside the struct's or API's valid versions.
     #[error("unsupported version {version} of {name}")]
     UnsupportedVersion {

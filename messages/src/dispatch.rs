@@ -6,7 +6,7 @@
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __body_impl {
-    ($body:ident, $side:literal, $( $variant:ident => $msg:ty ),*) => {
+    ($body:ident, $side:literal, $( $variant:ident => $msg:ty ),*; $( $known:ident ),*) => {
         impl $body {
             /// The API of this body.
             pub fn api_key(&self) -> ApiKey {
@@ -43,6 +43,11 @@ macro_rules! __body_impl {
             ) -> Result<Self, $crate::__private::DecodeError> {
                 match api_key {
                     $( ApiKey::$variant => <$msg as $crate::__private::KafkaMessage>::decode(r, version).map($body::$variant), )*
+                    $( ApiKey::$known => Err($crate::__private::not_compiled(
+                        api_key.name(),
+                        api_key.__facts().features,
+                        r.position(),
+                    )), )*
                 }
             }
 
@@ -53,13 +58,17 @@ macro_rules! __body_impl {
                 let cx = $crate::__private::kafka_wire::Cx::new(version);
                 match api_key {
                     $( ApiKey::$variant => <$msg as $crate::__private::kafka_wire::Field>::alloc_ratio(cx), )*
+                    // Not compiled in: decoding fails before allocating anything.
+                    $( ApiKey::$known => 0, )*
                 }
             }
 
-            #[doc = concat!("The default (empty) ", $side, " body of `api_key`.")]
-            pub fn default_for(api_key: ApiKey) -> Self {
+            #[doc = concat!("The default (empty) ", $side, " body of `api_key`, or `None` if the API is not")]
+            /// compiled in (see [`ApiKey::is_compiled`]).
+            pub fn try_default_for(api_key: ApiKey) -> Option<Self> {
                 match api_key {
-                    $( ApiKey::$variant => $body::$variant(<$msg>::default()), )*
+                    $( ApiKey::$variant => Some($body::$variant(<$msg>::default())), )*
+                    $( ApiKey::$known => None, )*
                 }
             }
         }
@@ -212,8 +221,85 @@ macro_rules! apis {
     (use shipped; $($rest:tt)*) => {
         $crate::__shipped_apis! { $($rest)* }
     };
+    // What the shipped list hands over: every shipped key (with its docs), the shipped APIs
+    // compiled in (request and response types), those known but not compiled in (their facts),
+    // then the caller's own lines.
+    (@shipped [$($keys:tt)*] [$($compiled:tt)*] [$($known:tt)*]
+        $( $(#[$doc:meta])* $variant:ident = $key:literal => $req:ty, $resp:ty; )*) => {
+        $crate::__apis_impl! {
+            [$($keys)* $( $(#[$doc])* $variant = $key; )*]
+            [$($compiled)* $( $variant => $req, $resp; )*]
+            [$($known)*]
+        }
+    };
     ($( $(#[$doc:meta])* $variant:ident = $key:literal => $req:ty, $resp:ty; )*) => {
-        /// An API this crate declares, by its Kafka API key.
+        $crate::__apis_impl! {
+            [$( $(#[$doc])* $variant = $key; )*]
+            [$( $variant => $req, $resp; )*]
+            []
+        }
+    };
+}
+
+// The methods that need every API of the list compiled in: declared only when none is left
+// out by the crate's features (always, for a list of the caller's own APIs).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __total_impl {
+    ([] $( $variant:ident => $req:ty, $resp:ty; )*) => {
+        impl ApiKey {
+            /// The request struct's metadata.
+            ///
+            /// Declared when every API of the list is compiled in (this crate's `all` feature);
+            /// [`try_request_meta`](Self::try_request_meta) works with any features.
+            pub fn request_meta(self) -> &'static $crate::__private::StructMeta {
+                match self {
+                    $( ApiKey::$variant => <$req as $crate::__private::KafkaMessage>::META, )*
+                }
+            }
+
+            /// The response struct's metadata (declared as [`request_meta`](Self::request_meta) is).
+            pub fn response_meta(self) -> &'static $crate::__private::StructMeta {
+                match self {
+                    $( ApiKey::$variant => <$resp as $crate::__private::KafkaMessage>::META, )*
+                }
+            }
+        }
+
+        impl RequestBody {
+            /// The default (empty) request body of `api_key` (declared when every API of the list
+            /// is compiled in; see [`try_default_for`](Self::try_default_for)).
+            pub fn default_for(api_key: ApiKey) -> Self {
+                match api_key {
+                    $( ApiKey::$variant => RequestBody::$variant(<$req>::default()), )*
+                }
+            }
+        }
+
+        impl ResponseBody {
+            /// The default (empty) response body of `api_key` (declared when every API of the
+            /// list is compiled in; see [`try_default_for`](Self::try_default_for)).
+            pub fn default_for(api_key: ApiKey) -> Self {
+                match api_key {
+                    $( ApiKey::$variant => ResponseBody::$variant(<$resp>::default()), )*
+                }
+            }
+        }
+    };
+    ([$($known:tt)+] $($compiled:tt)*) => {};
+}
+
+// The body of `apis!`: `ApiKey` over every key, the bodies and frames over the APIs compiled in.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __apis_impl {
+    (
+        [$( $(#[$doc:meta])* $variant:ident = $key:literal; )*]
+        [$( $cv:ident => $req:ty, $resp:ty; )*]
+        [$( $kv:ident => $facts:expr; )*]
+    ) => {
+        /// An API, by its Kafka API key: every API this crate knows, compiled in or not (see
+        /// [`is_compiled`](ApiKey::is_compiled)).
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[repr(i16)]
         pub enum ApiKey {
@@ -245,52 +331,80 @@ macro_rules! apis {
                 }
             }
 
-            /// The request struct's metadata.
-            pub fn request_meta(self) -> &'static $crate::__private::StructMeta {
+            /// Whether this build compiles the API's types in: always for a list of your own
+            /// APIs; for this crate's, when one of the API's cargo features is on (see the
+            /// crate's `features` module). The frames of an API that is not compiled in do not
+            /// decode (`ApiNotCompiled`) and pass through [`AnyRequest`](crate::AnyRequest) as
+            /// opaque bytes; its key, name and versions are known all the same.
+            pub fn is_compiled(self) -> bool {
                 match self {
-                    $( ApiKey::$variant => <$req as $crate::__private::KafkaMessage>::META, )*
+                    $( ApiKey::$cv => true, )*
+                    $( ApiKey::$kv => false, )*
                 }
             }
 
-            /// The response struct's metadata.
-            pub fn response_meta(self) -> &'static $crate::__private::StructMeta {
+            /// The request struct's metadata, or `None` if the API is not compiled in.
+            pub fn try_request_meta(self) -> Option<&'static $crate::__private::StructMeta> {
                 match self {
-                    $( ApiKey::$variant => <$resp as $crate::__private::KafkaMessage>::META, )*
+                    $( ApiKey::$cv => Some(<$req as $crate::__private::KafkaMessage>::META), )*
+                    $( ApiKey::$kv => None, )*
+                }
+            }
+
+            /// The response struct's metadata, or `None` if the API is not compiled in.
+            pub fn try_response_meta(self) -> Option<&'static $crate::__private::StructMeta> {
+                match self {
+                    $( ApiKey::$cv => Some(<$resp as $crate::__private::KafkaMessage>::META), )*
+                    $( ApiKey::$kv => None, )*
+                }
+            }
+
+            /// Versions, flexible versions and features of the API, whether compiled in or not.
+            #[doc(hidden)]
+            pub fn __facts(self) -> $crate::__private::ApiFacts {
+                match self {
+                    $( ApiKey::$cv => $crate::__private::ApiFacts::of(
+                        <$req as $crate::__private::KafkaMessage>::META,
+                        <$resp as $crate::__private::KafkaMessage>::META,
+                    ), )*
+                    $( ApiKey::$kv => $facts, )*
                 }
             }
         }
 
-        /// The body of a request of any declared API.
+        $crate::__total_impl! { [$($kv)*] $( $cv => $req, $resp; )* }
+
+        /// The body of a request of any API compiled in.
         #[derive(Debug, Clone, PartialEq)]
         pub enum RequestBody {
             $(
-                #[doc = concat!("The request of [`ApiKey::", stringify!($variant), "`].")]
-                $variant($req),
+                #[doc = concat!("The request of [`ApiKey::", stringify!($cv), "`].")]
+                $cv($req),
             )*
         }
 
-        /// The body of a response of any declared API.
+        /// The body of a response of any API compiled in.
         #[derive(Debug, Clone, PartialEq)]
         pub enum ResponseBody {
             $(
-                #[doc = concat!("The response of [`ApiKey::", stringify!($variant), "`].")]
-                $variant($resp),
+                #[doc = concat!("The response of [`ApiKey::", stringify!($cv), "`].")]
+                $cv($resp),
             )*
         }
 
-        $crate::__body_impl!(RequestBody, "request", $( $variant => $req ),*);
-        $crate::__body_impl!(ResponseBody, "response", $( $variant => $resp ),*);
+        $crate::__body_impl!(RequestBody, "request", $( $cv => $req ),*; $( $kv ),*);
+        $crate::__body_impl!(ResponseBody, "response", $( $cv => $resp ),*; $( $kv ),*);
 
         $(
             impl From<$req> for RequestBody {
                 fn from(m: $req) -> Self {
-                    RequestBody::$variant(m)
+                    RequestBody::$cv(m)
                 }
             }
 
             impl From<$resp> for ResponseBody {
                 fn from(m: $resp) -> Self {
-                    ResponseBody::$variant(m)
+                    ResponseBody::$cv(m)
                 }
             }
         )*
@@ -298,12 +412,12 @@ macro_rules! apis {
         impl ApiKey {
             /// Versions of the request (`validVersions`).
             pub fn request_versions(self) -> $crate::__private::VersionRange {
-                self.request_meta().versions
+                self.__facts().request
             }
 
             /// Versions of the response (`validVersions`).
             pub fn response_versions(self) -> $crate::__private::VersionRange {
-                self.response_meta().versions
+                self.__facts().response
             }
 
             /// The lowest request version. An API's versions are never empty, so this needs no
@@ -322,34 +436,37 @@ macro_rules! apis {
             /// when Kafka marks it unstable (`latestVersionUnstable`) unless `unstable` is set
             /// (brokers only accept it when configured to).
             pub fn usable_versions(self, unstable: bool) -> $crate::__private::VersionRange {
-                let meta = self.request_meta();
-                match meta.unstable_version() {
+                let facts = self.__facts();
+                match facts.unstable {
                     Some(top) if !unstable => $crate::__private::VersionRange::new(self.min_version(), top - 1),
-                    _ => meta.versions,
+                    _ => facts.request,
                 }
             }
 
-            /// For every API of this list, the highest version `broker` also supports (see
-            /// `kafka_wire_messages::negotiate::negotiate`); unstable versions only when
-            /// `unstable` is set.
+            /// For every API of this list compiled in, the highest version `broker` also
+            /// supports (see `kafka_wire_messages::negotiate::negotiate`); unstable versions only
+            /// when `unstable` is set.
             pub fn negotiate(
                 broker: &$crate::ApiVersionsResponse,
                 unstable: bool,
             ) -> $crate::negotiate::Negotiated {
                 $crate::negotiate::negotiate(
                     broker,
-                    ApiKey::ALL.iter().map(|&api| (api.key(), api.usable_versions(unstable))),
+                    ApiKey::ALL
+                        .iter()
+                        .filter(|api| api.is_compiled())
+                        .map(|&api| (api.key(), api.usable_versions(unstable))),
                 )
             }
 
             /// Flexible versions of the request.
             pub fn request_flexible_versions(self) -> $crate::__private::VersionRange {
-                self.request_meta().flexible
+                self.__facts().request_flexible
             }
 
             /// Flexible versions of the response.
             pub fn response_flexible_versions(self) -> $crate::__private::VersionRange {
-                self.response_meta().flexible
+                self.__facts().response_flexible
             }
 
             /// The request header version for a request at `version`: 2 if flexible, else 1.
@@ -392,7 +509,9 @@ macro_rules! apis {
         impl RequestBody {
             /// The request struct's metadata.
             pub fn meta(&self) -> &'static $crate::__private::StructMeta {
-                self.api_key().request_meta()
+                match self {
+                    $( RequestBody::$cv(_) => <$req as $crate::__private::KafkaMessage>::META, )*
+                }
             }
 
             /// Encodes into a new vector at `version`.
@@ -411,7 +530,9 @@ macro_rules! apis {
         impl ResponseBody {
             /// The response struct's metadata.
             pub fn meta(&self) -> &'static $crate::__private::StructMeta {
-                self.api_key().response_meta()
+                match self {
+                    $( ResponseBody::$cv(_) => <$resp as $crate::__private::KafkaMessage>::META, )*
+                }
             }
 
             /// Encodes into a new vector at `version`.
@@ -511,6 +632,11 @@ macro_rules! apis {
                         .in_field("request_api_key")
                         .in_part("header")
                 })?;
+                if !api.is_compiled() {
+                    return Err($crate::__private::not_compiled(api.name(), api.__facts().features, 4)
+                        .in_field("request_api_key")
+                        .in_part("header"));
+                }
                 if !api.request_versions().contains(version) {
                     return Err($crate::__private::unsupported(api.name(), version, 6)
                         .in_field("request_api_version")
@@ -704,6 +830,9 @@ macro_rules! apis {
                 options: &$crate::__private::DecodeOptions,
             ) -> Result<$crate::__private::DecodedFrame<Self>, $crate::__private::DecodeError> {
                 let mut r = options.open(frame)?;
+                if !api_key.is_compiled() {
+                    return Err($crate::__private::not_compiled(api_key.name(), api_key.__facts().features, r.position()));
+                }
                 if !api_key.response_versions().contains(version) {
                     return Err($crate::__private::unsupported(api_key.name(), version, r.position()));
                 }
@@ -823,7 +952,8 @@ macro_rules! apis {
     };
 }
 
-// The generated list of every API, and `ApiKey::listeners`.
+// This crate's own `apis!` call over the generated list, and `ApiKey::listeners` and
+// `ApiKey::features`.
 include!("generated/apis.rs");
 
 /// A kind of listener that accepts an API (Kafka's `listeners`).

@@ -36,6 +36,8 @@
 #![warn(missing_docs)]
 
 mod dispatch;
+#[doc = include_str!("generated/features.md")]
+pub mod features {}
 mod generated;
 pub mod known;
 pub mod negotiate;
@@ -58,6 +60,63 @@ pub mod __private {
         DecodeError, DecodeErrorKind, DecodeLimits, EncodeError, EncodeErrorKind, KafkaMessage,
         Reader, RequestHeader, ResponseHeader, Str, StructMeta, Version, VersionRange,
     };
+
+    /// `ApiNotCompiled` of the API `name`, which `features` would compile in, at `offset`.
+    pub fn not_compiled(name: &'static str, features: &'static str, offset: usize) -> DecodeError {
+        DecodeError::new(DecodeErrorKind::ApiNotCompiled { name, features }, offset)
+    }
+
+    /// What `ApiKey` says of an API whether its types are compiled in or not: taken from the
+    /// structs' metadata when they are, written out by the generator when they are not.
+    #[derive(Debug, Clone, Copy)]
+    pub struct ApiFacts {
+        /// Request versions.
+        pub request: VersionRange,
+        /// Response versions.
+        pub response: VersionRange,
+        /// Request flexible versions.
+        pub request_flexible: VersionRange,
+        /// Response flexible versions.
+        pub response_flexible: VersionRange,
+        /// The unstable (highest) request version, if Kafka marks one.
+        pub unstable: Option<Version>,
+        /// The cargo features that compile the API in, for the error when it is not (empty
+        /// when it is).
+        pub features: &'static str,
+    }
+
+    impl ApiFacts {
+        /// The facts of an API compiled in, from its request's and response's metadata.
+        pub fn of(request: &StructMeta, response: &StructMeta) -> ApiFacts {
+            ApiFacts {
+                request: request.versions,
+                response: response.versions,
+                request_flexible: request.flexible,
+                response_flexible: response.flexible,
+                unstable: request.unstable_version(),
+                features: "",
+            }
+        }
+
+        /// The facts of an API not compiled in, as the generator read them from its schemas.
+        pub const fn known(
+            request: VersionRange,
+            response: VersionRange,
+            request_flexible: VersionRange,
+            response_flexible: VersionRange,
+            unstable: Option<Version>,
+            features: &'static str,
+        ) -> ApiFacts {
+            ApiFacts {
+                request,
+                response,
+                request_flexible,
+                response_flexible,
+                unstable,
+                features,
+            }
+        }
+    }
 
     /// `UnsupportedVersion` of the API `name` at `version`, at `offset`.
     pub fn unsupported(name: &'static str, version: Version, offset: usize) -> DecodeError {

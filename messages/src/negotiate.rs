@@ -210,6 +210,7 @@ mod tests {
         assert_eq!(n.len(), 2);
     }
 
+    #[cfg(feature = "all")]
     #[test]
     fn declared_apis_negotiate() {
         // A broker listing ApiVersions 0-3 and TxnOffsetCommit 0-4 (Kafka 2.x-like), and

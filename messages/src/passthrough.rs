@@ -43,9 +43,10 @@ impl Opaque {
     }
 }
 
-/// Whether this crate declares `api_key` at `version` (request side when `request`).
+/// Whether this crate declares `api_key` at `version` (request side when `request`) and its
+/// types are compiled in (an API whose features are off passes through as bytes).
 fn declared(api_key: i16, version: Version, request: bool) -> Option<ApiKey> {
-    let api = ApiKey::from_i16(api_key)?;
+    let api = ApiKey::from_i16(api_key).filter(|a| a.is_compiled())?;
     let versions = if request {
         api.request_versions()
     } else {
@@ -55,7 +56,7 @@ fn declared(api_key: i16, version: Version, request: bool) -> Option<ApiKey> {
 }
 
 /// A request frame of any API: decoded, or opaque when this crate does not declare its API
-/// key or version.
+/// key or version, or does not compile the API in (see [`features`](crate::features)).
 #[derive(Debug, Clone, PartialEq)]
 pub enum AnyRequest {
     /// A declared API at a declared version (boxed: the largest body is far larger than

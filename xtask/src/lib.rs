@@ -473,6 +473,9 @@ pub fn generate(dir: &Path) -> Result<Output, Error> {
     let raw = generate_unformatted(&schemas)?;
     raw.into_iter()
         .map(|(name, text)| {
+            if !name.ends_with(".rs") {
+                return Ok((name, text));
+            }
             Ok((
                 name.clone(),
                 rustfmt(&text).map_err(|e| format!("{name}: {e}"))?,
@@ -556,6 +559,18 @@ pub fn generate_unformatted(schemas: &[Schema]) -> Result<Output, Error> {
         });
     }
 
+    let api_names: BTreeSet<String> = modules
+        .iter()
+        .filter(|m| m.schemas.len() == 2)
+        .map(|m| api_name(&m.schemas[0]).to_owned())
+        .collect();
+    let data_names: BTreeSet<String> = modules
+        .iter()
+        .filter(|m| m.schemas.len() == 1)
+        .map(|m| m.schemas[0].name.clone())
+        .collect();
+    check_area_tables(&api_names, &data_names)?;
+
     let mut out = Output::new();
     // Rust names of every module's structs, for the crate root's re-exports.
     let mut exports: BTreeMap<String, Vec<(String, bool)>> = BTreeMap::new();
@@ -566,9 +581,595 @@ pub fn generate_unformatted(schemas: &[Schema]) -> Result<Output, Error> {
         }
         out.insert(format!("{}.rs", m.name), text);
     }
-    out.insert("mod.rs".into(), mod_source(&modules, &exports, &left_out));
-    out.insert("apis.rs".into(), apis_source(&modules));
+    out.insert("mod.rs".into(), mod_source(&modules, &exports, &left_out)?);
+    out.insert("apis.rs".into(), apis_source(&modules)?);
+    out.insert("shipped.rs".into(), shipped_source(&modules)?);
+    out.insert("features.md".into(), features_doc(&modules)?);
     Ok(out)
+}
+
+/// One cargo feature of the messages crate that compiles a group of APIs in: a name a user
+/// picks, and what it is for.
+#[derive(Debug, Clone, Copy)]
+pub struct Area {
+    /// The feature's name.
+    pub name: &'static str,
+    /// What it is for (one line of the generated documentation).
+    pub about: &'static str,
+}
+
+/// The areas, in the order the documentation lists them. Each API is in every area whose
+/// rule picks it ([`areas_of`]); an API in several areas is compiled in by any of them.
+pub const AREAS: &[Area] = &[
+    Area {
+        name: "producer",
+        about: "what Java's producer (`clients/producer`) sends, idempotent and transactional, plus what every Java client sends (SASL, telemetry)",
+    },
+    Area {
+        name: "consumer",
+        about: "what Java's consumer (`clients/consumer`) sends in classic and consumer groups, plus what every Java client sends, and the consumer protocol's payloads",
+    },
+    Area {
+        name: "admin",
+        about: "what Java's admin client (`clients/admin`) sends, plus what every Java client sends, the APIs a broker forwards to the controller, and the consumer protocol's payloads",
+    },
+    Area {
+        name: "txn",
+        about: "transactions: the producer's, the coordinator's markers, the admin's listings, and the transaction control records",
+    },
+    Area {
+        name: "share",
+        about: "share groups (KIP-932): the share consumer's, the admin's and the share coordinator's APIs",
+    },
+    Area {
+        name: "streams",
+        about: "Kafka Streams groups (KIP-1071)",
+    },
+    Area {
+        name: "raft",
+        about: "the KRaft quorum's RPCs (Fetch included) and its control records",
+    },
+    Area {
+        name: "cluster",
+        about: "what brokers and controllers send each other: Java's cluster actions and the controller-only APIs",
+    },
+];
+
+/// Features that only switch on other areas: (name, areas, what for).
+pub const ALIASES: &[(&str, &[&str], &str)] = &[(
+    "client",
+    &["producer", "consumer"],
+    "a producing and consuming client: `producer` and `consumer`",
+)];
+
+/// APIs compiled in whatever the features: ApiVersions is the handshake every peer starts
+/// with, and version negotiation reads its response.
+pub const CORE: &[&str] = &["ApiVersions"];
+
+// The request builders each package of Java's client library references (Apache Kafka trunk,
+// `clients/src/main/java/org/apache/kafka/clients/{producer,consumer,admin}`), and what every
+// Java client sends through `NetworkClient` (ApiVersions), `SaslClientAuthenticator` and
+// `ClientTelemetryReporter`. A name that is not an API of the schemas fails the generator.
+const JAVA_PRODUCER: &[&str] = &[
+    "AddOffsetsToTxn",
+    "AddPartitionsToTxn",
+    "EndTxn",
+    "FindCoordinator",
+    "InitProducerId",
+    "Metadata",
+    "Produce",
+    "TxnOffsetCommit",
+];
+const JAVA_CONSUMER: &[&str] = &[
+    "ConsumerGroupHeartbeat",
+    "Fetch",
+    "FindCoordinator",
+    "Heartbeat",
+    "JoinGroup",
+    "LeaveGroup",
+    "ListOffsets",
+    "Metadata",
+    "OffsetCommit",
+    "OffsetFetch",
+    "OffsetForLeaderEpoch",
+    "ShareAcknowledge",
+    "ShareFetch",
+    "ShareGroupHeartbeat",
+    "StreamsGroupHeartbeat",
+    "StreamsGroupTopologyDescriptionUpdate",
+    "SyncGroup",
+];
+const JAVA_ADMIN: &[&str] = &[
+    "AddRaftVoter",
+    "AlterClientQuotas",
+    "AlterPartitionReassignments",
+    "AlterReplicaLogDirs",
+    "AlterShareGroupOffsets",
+    "AlterUserScramCredentials",
+    "ApiVersions",
+    "ConsumerGroupDescribe",
+    "CreateAcls",
+    "CreateDelegationToken",
+    "CreatePartitions",
+    "CreateTopics",
+    "DeleteAcls",
+    "DeleteGroups",
+    "DeleteRecords",
+    "DeleteShareGroupOffsets",
+    "DeleteTopics",
+    "DescribeAcls",
+    "DescribeClientQuotas",
+    "DescribeCluster",
+    "DescribeConfigs",
+    "DescribeDelegationToken",
+    "DescribeGroups",
+    "DescribeLogDirs",
+    "DescribeProducers",
+    "DescribeQuorum",
+    "DescribeShareGroupOffsets",
+    "DescribeTopicPartitions",
+    "DescribeTransactions",
+    "DescribeUserScramCredentials",
+    "ElectLeaders",
+    "ExpireDelegationToken",
+    "FindCoordinator",
+    "IncrementalAlterConfigs",
+    "InitProducerId",
+    "LeaveGroup",
+    "ListConfigResources",
+    "ListGroups",
+    "ListOffsets",
+    "ListPartitionReassignments",
+    "ListTransactions",
+    "Metadata",
+    "OffsetCommit",
+    "OffsetDelete",
+    "OffsetFetch",
+    "RemoveRaftVoter",
+    "RenewDelegationToken",
+    "ShareGroupDescribe",
+    "StreamsGroupDescribe",
+    "UnregisterBroker",
+    "UnregisterController",
+    "UpdateFeatures",
+    "WriteTxnMarkers",
+];
+const JAVA_EVERY_CLIENT: &[&str] = &[
+    "ApiVersions",
+    "SaslHandshake",
+    "SaslAuthenticate",
+    "GetTelemetrySubscriptions",
+    "PushTelemetry",
+];
+// Java's `ApiKeys`: the APIs marked `clusterAction` (sent by brokers and controllers to each
+// other) and those marked forwardable (a broker forwards them to the controller).
+const JAVA_CLUSTER_ACTION: &[&str] = &[
+    "WriteTxnMarkers",
+    "Vote",
+    "BeginQuorumEpoch",
+    "EndQuorumEpoch",
+    "DescribeQuorum",
+    "AlterPartition",
+    "UpdateFeatures",
+    "Envelope",
+    "BrokerRegistration",
+    "BrokerHeartbeat",
+    "AllocateProducerIds",
+    "InitializeShareGroupState",
+    "ReadShareGroupState",
+    "WriteShareGroupState",
+    "DeleteShareGroupState",
+    "ReadShareGroupStateSummary",
+];
+const JAVA_FORWARDABLE: &[&str] = &[
+    "CreateTopics",
+    "DeleteTopics",
+    "CreateAcls",
+    "DeleteAcls",
+    "AlterConfigs",
+    "CreatePartitions",
+    "CreateDelegationToken",
+    "RenewDelegationToken",
+    "ExpireDelegationToken",
+    "ElectLeaders",
+    "IncrementalAlterConfigs",
+    "AlterPartitionReassignments",
+    "ListPartitionReassignments",
+    "AlterClientQuotas",
+    "AlterUserScramCredentials",
+    "DescribeQuorum",
+    "UpdateFeatures",
+    "UnregisterBroker",
+    "AllocateProducerIds",
+    "AddRaftVoter",
+    "RemoveRaftVoter",
+    "UnregisterController",
+];
+// The RPCs Kafka's Raft client (`raft/`: `KafkaRaftClient`) serves and sends.
+const KRAFT_RPCS: &[&str] = &[
+    "Vote",
+    "BeginQuorumEpoch",
+    "EndQuorumEpoch",
+    "DescribeQuorum",
+    "Fetch",
+    "FetchSnapshot",
+    "AddRaftVoter",
+    "RemoveRaftVoter",
+    "UpdateRaftVoter",
+];
+// The non-API schemas: which areas carry them.
+const DATA_AREAS: &[(&str, &[&str])] = &[
+    ("ConsumerProtocolSubscription", &["consumer", "admin"]),
+    ("ConsumerProtocolAssignment", &["consumer", "admin"]),
+    ("AbortedTxn", &["txn"]),
+    ("EndTxnMarker", &["txn"]),
+    ("ControlRecordTypeSchema", &["txn", "raft"]),
+    ("LeaderChangeMessage", &["raft"]),
+    ("SnapshotHeaderRecord", &["raft"]),
+    ("SnapshotFooterRecord", &["raft"]),
+    ("VotersRecord", &["raft"]),
+    ("KRaftVersionRecord", &["raft"]),
+    ("DefaultPrincipalData", &["cluster"]),
+];
+
+/// The areas of an API (by Kafka's name, with its request's `listeners`), in [`AREAS`]
+/// order; empty for a [`CORE`] API.
+pub fn areas_of(api: &str, listeners: &[String]) -> Vec<&'static str> {
+    if CORE.contains(&api) {
+        return Vec::new();
+    }
+    let share = api.contains("Share");
+    let streams = api.starts_with("StreamsGroup");
+    let every = JAVA_EVERY_CLIENT.contains(&api);
+    let controller_only = listeners.iter().all(|l| l == "controller") && !listeners.is_empty();
+    let cluster = JAVA_CLUSTER_ACTION.contains(&api);
+    let picks = [
+        ("producer", JAVA_PRODUCER.contains(&api) || every),
+        (
+            "consumer",
+            (JAVA_CONSUMER.contains(&api) && !share && !streams) || every,
+        ),
+        (
+            "admin",
+            JAVA_ADMIN.contains(&api) || every || (JAVA_FORWARDABLE.contains(&api) && !cluster),
+        ),
+        (
+            "txn",
+            api.contains("Txn") || api.contains("Transaction") || api == "InitProducerId",
+        ),
+        ("share", share),
+        ("streams", streams),
+        ("raft", KRAFT_RPCS.contains(&api)),
+        ("cluster", cluster || controller_only),
+    ];
+    picks
+        .iter()
+        .filter(|(_, on)| *on)
+        .map(|(a, _)| *a)
+        .collect()
+}
+
+/// Checks that every name the area tables use is an API or non-API schema of `modules`: a
+/// table naming something Kafka removed or renamed must be updated, not ignored.
+fn check_area_tables(apis: &BTreeSet<String>, data: &BTreeSet<String>) -> Result<(), Error> {
+    let lists: [&[&str]; 8] = [
+        CORE,
+        JAVA_PRODUCER,
+        JAVA_CONSUMER,
+        JAVA_ADMIN,
+        JAVA_EVERY_CLIENT,
+        JAVA_CLUSTER_ACTION,
+        JAVA_FORWARDABLE,
+        KRAFT_RPCS,
+    ];
+    for name in lists.iter().flat_map(|l| l.iter()) {
+        if !apis.contains(*name) {
+            return Err(format!("area tables: {name} is not an API of the schemas"));
+        }
+    }
+    for (name, _) in DATA_AREAS {
+        if !data.contains(*name) {
+            return Err(format!("area tables: {name} is not a non-API schema"));
+        }
+    }
+    Ok(())
+}
+
+/// The areas of a module; an error for a module in none (a new API or schema that no rule
+/// places: add it to a table above).
+fn module_areas(m: &Module) -> Result<Vec<&'static str>, Error> {
+    let s = &m.schemas[0];
+    if s.api_key.is_some() {
+        let name = api_name(s);
+        let areas = areas_of(name, &s.listeners);
+        if areas.is_empty() && !CORE.contains(&name) {
+            return Err(format!("{}: API {name} is in no feature area", s.file));
+        }
+        return Ok(areas);
+    }
+    DATA_AREAS
+        .iter()
+        .find(|(n, _)| *n == s.name)
+        .map(|(_, a)| a.to_vec())
+        .ok_or_else(|| format!("{}: {} is in no feature area", s.file, s.name))
+}
+
+/// The `cfg` attribute line of an item compiled in by `areas` (none for a core item).
+fn cfg_line(areas: &[&str]) -> String {
+    match areas {
+        [] => String::new(),
+        [one] => format!("#[cfg(feature = {one:?})]\n"),
+        many => {
+            let fs: Vec<String> = many.iter().map(|a| format!("feature = {a:?}")).collect();
+            format!("#[cfg(any({}))]\n", fs.join(", "))
+        }
+    }
+}
+
+/// The negation of [`cfg_line`]'s predicate.
+fn not_cfg_line(areas: &[&str]) -> String {
+    match areas {
+        [] => String::new(),
+        [one] => format!("#[cfg(not(feature = {one:?}))]\n"),
+        many => {
+            let fs: Vec<String> = many.iter().map(|a| format!("feature = {a:?}")).collect();
+            format!("#[cfg(not(any({})))]\n", fs.join(", "))
+        }
+    }
+}
+
+/// How the error for an API not compiled in names its features: `"admin" or "txn"`.
+fn features_text(areas: &[&str]) -> String {
+    let quoted: Vec<String> = areas.iter().map(|a| format!("`{a}`")).collect();
+    quoted.join(" or ")
+}
+
+/// A version range of the schemas as a `VersionRange` expression.
+fn range_expr(text: &str) -> Result<String, Error> {
+    let t = text.trim();
+    if t == "none" {
+        return Ok("$crate::__private::VersionRange::NONE".into());
+    }
+    if let Some(min) = t.strip_suffix('+') {
+        let min: i16 = min
+            .parse()
+            .map_err(|_| format!("bad version range {t:?}"))?;
+        return Ok(format!("$crate::__private::VersionRange::at_least({min})"));
+    }
+    let (a, b) = t.split_once('-').unwrap_or((t, t));
+    let a: i16 = a.parse().map_err(|_| format!("bad version range {t:?}"))?;
+    let b: i16 = b.parse().map_err(|_| format!("bad version range {t:?}"))?;
+    Ok(format!("$crate::__private::VersionRange::new({a}, {b})"))
+}
+
+/// Where the messages crate's manifest is, relative to the workspace root.
+pub const CARGO_TOML: &str = "messages/Cargo.toml";
+const FEATURES_BEGIN: &str = "# BEGIN features generated by `cargo run -p xtask -- codegen`";
+const FEATURES_END: &str = "# END generated features";
+
+/// The `[features]` section of the messages crate: one feature per area, the aliases, `all`
+/// (every area) and `default = ["all"]`.
+pub fn features_section() -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{FEATURES_BEGIN}; edit xtask/src/lib.rs (AREAS) instead."
+    );
+    out.push_str("[features]\n");
+    out.push_str("# Every API, as before the areas existed.\ndefault = [\"all\"]\n");
+    let all: Vec<String> = AREAS.iter().map(|a| format!("{:?}", a.name)).collect();
+    let _ = writeln!(out, "all = [{}]", all.join(", "));
+    for a in AREAS {
+        let _ = writeln!(out, "# {}.", capitalize(a.about));
+        let _ = writeln!(out, "{} = []", a.name);
+    }
+    for (name, on, about) in ALIASES {
+        let on: Vec<String> = on.iter().map(|a| format!("{a:?}")).collect();
+        let _ = writeln!(out, "# {}.", capitalize(about));
+        let _ = writeln!(out, "{name} = [{}]", on.join(", "));
+    }
+    out.push_str(FEATURES_END);
+    out.push('\n');
+    out
+}
+
+/// `manifest` with its generated features section replaced by `section`.
+pub fn with_features(manifest: &str, section: &str) -> Result<String, Error> {
+    let start = manifest
+        .find(FEATURES_BEGIN)
+        .ok_or_else(|| format!("{CARGO_TOML}: no line {FEATURES_BEGIN:?}"))?;
+    let end = manifest[start..]
+        .find(FEATURES_END)
+        .map(|e| start + e + FEATURES_END.len())
+        .ok_or_else(|| format!("{CARGO_TOML}: no line {FEATURES_END:?}"))?;
+    let end = if manifest[end..].starts_with('\n') {
+        end + 1
+    } else {
+        end
+    };
+    Ok(format!(
+        "{}{section}{}",
+        &manifest[..start],
+        &manifest[end..]
+    ))
+}
+
+/// The documentation of the features (`features.md`, the crate's `features` module): each
+/// area with its APIs, and each API with its areas.
+fn features_doc(modules: &[Module]) -> Result<String, Error> {
+    let mut src = String::new();
+    src.push_str("<!-- @generated by `cargo run -p xtask -- codegen`; do not edit. -->\n");
+    src.push_str("Cargo features: which APIs are compiled in.\n\n");
+    src.push_str("Each feature compiles in the APIs of one area; an API in several areas is compiled in by any\n");
+    src.push_str("of them. `all` (the default) is every area. With `default-features = false` and one area,\n");
+    src.push_str("only its APIs' types are compiled; `ApiVersions` always is (every peer starts with it, and\n");
+    src.push_str("version negotiation reads it).\n\n");
+    src.push_str("[`ApiKey`](crate::ApiKey) names every API whatever the features, with its versions, flexible\n");
+    src.push_str("versions, header versions and listeners; [`ApiKey::is_compiled`](crate::ApiKey::is_compiled)\n");
+    src.push_str("says whether its types are there. [`RequestBody`](crate::RequestBody) and\n");
+    src.push_str("[`ResponseBody`](crate::ResponseBody) have a variant per API compiled in. A frame of an API\n");
+    src.push_str("that is not compiled in fails to decode with `DecodeErrorKind::ApiNotCompiled`, which names\n");
+    src.push_str(
+        "the features that would compile it, at the API key (requests) or the body (responses);\n",
+    );
+    src.push_str(
+        "[`AnyRequest`](crate::AnyRequest) and [`AnyResponse`](crate::AnyResponse) keep it as\n",
+    );
+    src.push_str(
+        "[`Opaque`](crate::Opaque) bytes, as for an API Kafka removed. `ApiKey::request_meta`,\n",
+    );
+    src.push_str("`response_meta` and the bodies' `default_for` exist when every API is compiled in (`all`);\n");
+    src.push_str(
+        "`try_request_meta`, `try_response_meta` and `try_default_for` work with any features.\n\n",
+    );
+    src.push_str("The areas are computed by the generator from Kafka's own data: the request builders that\n");
+    src.push_str(
+        "Java's producer, consumer and admin client packages use, Java's `ApiKeys` flags\n",
+    );
+    src.push_str("(`clusterAction`, forwardable), the schemas' `listeners`, the RPCs of Kafka's Raft client,\n");
+    src.push_str("and the API families (`Share*`, `StreamsGroup*`, transactions).\n\n");
+    src.push_str("| feature | what for | APIs |\n| --- | --- | ---: |\n");
+    let mut per_area: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    let mut rows = Vec::new();
+    for m in modules {
+        let areas = module_areas(m)?;
+        let s = &m.schemas[0];
+        let (label, key) = match s.api_key {
+            Some(k) => (api_name(s).to_owned(), k.to_string()),
+            None => (s.name.clone(), "-".to_owned()),
+        };
+        for a in &areas {
+            per_area.entry(a).or_default().push(label.clone());
+        }
+        rows.push((s.api_key.unwrap_or(i16::MAX), label, key, areas));
+    }
+    for a in AREAS {
+        let n = per_area.get(a.name).map_or(0, Vec::len);
+        let _ = writeln!(src, "| `{}` | {} | {n} |", a.name, a.about);
+    }
+    for (name, on, about) in ALIASES {
+        let mut set = BTreeSet::new();
+        for a in *on {
+            set.extend(per_area.get(a).into_iter().flatten().cloned());
+        }
+        let _ = writeln!(src, "| `{name}` | {about} | {} |", set.len());
+    }
+    let _ = writeln!(src, "| `all` | every area (default) | {} |", modules.len());
+    src.push_str("\nThe counts include non-API schemas. Every API and schema, with its areas:\n\n");
+    src.push_str("| key | API or schema | features |\n| ---: | --- | --- |\n");
+    rows.sort();
+    for (_, label, key, areas) in rows {
+        let fs = if areas.is_empty() {
+            "always".to_owned()
+        } else {
+            areas
+                .iter()
+                .map(|a| format!("`{a}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let _ = writeln!(src, "| {key} | {label} | {fs} |");
+    }
+    Ok(src)
+}
+
+/// `shipped.rs`: the list of shipped APIs as a chain of macros, one per run of consecutive
+/// APIs compiled in by the same features. Each is declared twice, for its features on and
+/// off, so the list is decided by this crate's features even where a user's `apis!` call
+/// expands: a `cfg` in a macro's output would be read against the caller's features.
+fn shipped_source(modules: &[Module]) -> Result<String, Error> {
+    let mut runs: Vec<(Vec<&'static str>, Vec<&Module>)> = Vec::new();
+    for m in modules {
+        if m.schemas.len() != 2 {
+            continue;
+        }
+        let areas = module_areas(m)?;
+        match runs.last_mut() {
+            Some((a, ms)) if *a == areas => ms.push(m),
+            _ => runs.push((areas, vec![m])),
+        }
+    }
+    let mut src = String::new();
+    src.push_str(HEADER);
+    src.push_str("//! The list of every API this crate ships, handed to `apis!` (by this crate's own call, and\n");
+    src.push_str(
+        "//! by `apis! { use shipped; ... }`) as what is compiled in and what is only known.\n",
+    );
+    src.push_str("//!\n");
+    src.push_str("//! One macro per run of consecutive APIs with the same features, each declared twice (its\n");
+    src.push_str("//! features on, its features off): a `cfg` in a macro's output would be read against the\n");
+    src.push_str("//! features of the crate that calls it, so the choice is made here, where each is declared.\n\n");
+    src.push_str(
+        "/// Calls [`apis!`](crate::apis) with every API this crate ships, then the lines given\n",
+    );
+    src.push_str("/// (what `apis! { use shipped; ... }` expands to).\n");
+    src.push_str("#[doc(hidden)]\n#[macro_export]\nmacro_rules! __shipped_apis {\n");
+    src.push_str("    ($($rest:tt)*) => {\n        $crate::__shipped_apis_0! { [] [] [] $($rest)* }\n    };\n}\n");
+    for (i, (areas, ms)) in runs.iter().enumerate() {
+        let next = if i + 1 == runs.len() {
+            "$crate::apis! { @shipped".to_owned()
+        } else {
+            format!("$crate::__shipped_apis_{}! {{", i + 1)
+        };
+        let mut keys = String::new();
+        let mut compiled = String::new();
+        let mut known = String::new();
+        for m in ms {
+            let (req, resp) = (&m.schemas[0], &m.schemas[1]);
+            let name = api_name(req);
+            let key = req.api_key.unwrap_or_default();
+            let _ = writeln!(
+                keys,
+                "            /// {name} ({key}): listeners {}.\n            {name} = {key};",
+                req.listeners.join(", ")
+            );
+            let _ = writeln!(
+                compiled,
+                "            {name} => $crate::{}, $crate::{};",
+                req.name, resp.name
+            );
+            let unstable = if req.latest_version_unstable {
+                let top = max_version(&req.valid_versions);
+                format!("Some({top})")
+            } else {
+                "None".into()
+            };
+            let _ = writeln!(
+                known,
+                "            {name} => $crate::__private::ApiFacts::known({}, {}, {}, {}, {unstable}, {:?});",
+                range_expr(&req.valid_versions)?,
+                range_expr(&resp.valid_versions)?,
+                range_expr(&req.flexible_versions)?,
+                range_expr(&resp.flexible_versions)?,
+                features_text(areas),
+            );
+        }
+        let variants: [(String, &str, &str); 2] = [
+            (cfg_line(areas), &compiled, ""),
+            (not_cfg_line(areas), "", &known),
+        ];
+        for (j, (cfg, c, k)) in variants.iter().enumerate() {
+            if areas.is_empty() && j == 1 {
+                break;
+            }
+            src.push('\n');
+            src.push_str(cfg);
+            src.push_str("#[doc(hidden)]\n#[macro_export]\n");
+            let _ = writeln!(src, "macro_rules! __shipped_apis_{i} {{");
+            src.push_str(
+                "    ([$($keys:tt)*] [$($compiled:tt)*] [$($known:tt)*] $($rest:tt)*) => {\n",
+            );
+            let _ = writeln!(src, "        {next}");
+            src.push_str("            [$($keys)*\n");
+            src.push_str(&keys);
+            src.push_str("            ]\n            [$($compiled)*\n");
+            src.push_str(c);
+            src.push_str("            ]\n            [$($known)*\n");
+            src.push_str(k);
+            src.push_str("            ]\n            $($rest)*\n        }\n    };\n}\n");
+        }
+    }
+    Ok(src)
 }
 
 /// The API's name: the request's name without `Request`.
@@ -962,7 +1563,7 @@ fn mod_source(
     modules: &[Module],
     exports: &BTreeMap<String, Vec<(String, bool)>>,
     left_out: &[Schema],
-) -> String {
+) -> Result<String, Error> {
     let mut src = String::new();
     src.push_str(HEADER);
     src.push_str("//! The declarations generated from Kafka's JSON schemas: one module per API (request and\n");
@@ -983,9 +1584,14 @@ fn mod_source(
         .collect();
     none.sort();
     src.push_str(&none.join(","));
-    src.push_str(".\n\n");
+    src.push_str(".\n//!\n");
+    src.push_str("//! Each module is compiled in by the cargo features of its area (see `crate::features`).\n\n");
+    src.push_str("mod shipped;\n\n");
+    let mut cfgs = BTreeMap::new();
     for m in modules {
-        let _ = writeln!(src, "pub mod {};", m.name);
+        let cfg = cfg_line(&module_areas(m)?);
+        let _ = writeln!(src, "{cfg}pub mod {};", m.name);
+        cfgs.insert(m.name.as_str(), cfg);
     }
     src.push('\n');
     let mut per_module: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
@@ -1006,60 +1612,33 @@ fn mod_source(
         }
     }
     for (m, names) in per_module {
-        let _ = writeln!(src, "pub use {m}::{{{}}};", names.join(", "));
+        let cfg = cfgs.get(m).cloned().unwrap_or_default();
+        let _ = writeln!(src, "{cfg}pub use {m}::{{{}}};", names.join(", "));
     }
-    src
+    Ok(src)
 }
 
-fn apis_source(modules: &[Module]) -> String {
+fn apis_source(modules: &[Module]) -> Result<String, Error> {
     let mut src = String::new();
     src.push_str(HEADER);
     src.push_str(
-        "// The list of APIs, as a macro that hands it to `apis!` (so that a user's `apis!` call\n",
+        "// This crate's own `apis!` call over the list of shipped APIs (`shipped.rs`), and the\n",
     );
     src.push_str(
-        "// can include it with `use shipped;`), this crate's own `apis!` call, and the fact of\n",
+        "// facts of each API the derive does not carry (its listeners, its features).\n\n",
     );
-    src.push_str("// each API the derive does not carry (its listeners).\n\n");
-    src.push_str(
-        "/// Calls [`apis!`](crate::apis) with every API this crate ships, then the lines given\n",
-    );
-    src.push_str("/// (what `apis! { use shipped; ... }` expands to).\n");
-    src.push_str("#[doc(hidden)]\n#[macro_export]\nmacro_rules! __shipped_apis {\n");
-    src.push_str("    ($($rest:tt)*) => {\n        $crate::apis! {\n");
-    for m in modules {
-        let (Some(req), Some(resp)) = (m.schemas.first(), m.schemas.get(1)) else {
-            continue;
-        };
-        let _ = writeln!(
-            src,
-            "            /// {} ({}): listeners {}.",
-            api_name(req),
-            req.api_key.unwrap_or_default(),
-            req.listeners.join(", ")
-        );
-        let _ = writeln!(
-            src,
-            "            {} = {} => $crate::{}, $crate::{};",
-            api_name(req),
-            req.api_key.unwrap_or_default(),
-            req.name,
-            resp.name
-        );
-    }
-    src.push_str("            $($rest)*\n        }\n    };\n}\n\n");
-    // Called by name, not as `apis! { use shipped; }`: a `macro_export` macro that comes out
-    // of `include!` cannot be named by path inside its own crate.
-    src.push_str("__shipped_apis! {}\n\n");
+    // Named by path: the list is `macro_export`ed from a module of its own.
+    src.push_str("crate::__shipped_apis! {}\n\n");
     src.push_str("impl ApiKey {\n");
     src.push_str("    /// The listeners that accept this API (Kafka's `listeners`).\n");
     src.push_str(
         "    pub const fn listeners(self) -> &'static [Listener] {\n        match self {\n",
     );
-    for m in modules {
-        let Some(req) = m.schemas.first().filter(|s| s.api_key.is_some()) else {
-            continue;
-        };
+    let apis: Vec<&Schema> = modules
+        .iter()
+        .filter_map(|m| m.schemas.first().filter(|s| s.api_key.is_some()))
+        .collect();
+    for req in &apis {
         let ls: Vec<String> = req
             .listeners
             .iter()
@@ -1073,8 +1652,27 @@ fn apis_source(modules: &[Module]) -> String {
         );
     }
     src.push_str("        }\n    }\n\n");
-    src.push_str("}\n");
-    src
+    src.push_str("    /// The cargo features that compile this API in (any one of them does); empty for an\n");
+    src.push_str(
+        "    /// API compiled in whatever the features (see the crate's `features` module).\n",
+    );
+    src.push_str(
+        "    pub const fn features(self) -> &'static [&'static str] {\n        match self {\n",
+    );
+    for req in &apis {
+        let fs: Vec<String> = areas_of(api_name(req), &req.listeners)
+            .iter()
+            .map(|a| format!("{a:?}"))
+            .collect();
+        let _ = writeln!(
+            src,
+            "            ApiKey::{} => &[{}],",
+            api_name(req),
+            fs.join(", ")
+        );
+    }
+    src.push_str("        }\n    }\n}\n");
+    Ok(src)
 }
 
 #[cfg(test)]

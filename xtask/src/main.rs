@@ -1,5 +1,5 @@
-//! `cargo run -p xtask -- codegen`: regenerates `messages/src/generated/` from
-//! `schemas/kafka/`.
+//! `cargo run -p xtask -- codegen`: regenerates `messages/src/generated/` and the features
+//! section of `messages/Cargo.toml` from `schemas/kafka/`.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -20,7 +20,8 @@ fn codegen() -> Result<usize, String> {
     for entry in std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))? {
         let path = entry.map_err(|e| e.to_string())?.path();
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-        if name.is_some_and(|n| n.ends_with(".rs") && !out.contains_key(&n)) {
+        if name.is_some_and(|n| (n.ends_with(".rs") || n.ends_with(".md")) && !out.contains_key(&n))
+        {
             std::fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         }
     }
@@ -29,6 +30,14 @@ fn codegen() -> Result<usize, String> {
         if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
             std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
         }
+    }
+    // The messages crate's features, one per area.
+    let manifest = root.join(xtask::CARGO_TOML);
+    let text =
+        std::fs::read_to_string(&manifest).map_err(|e| format!("{}: {e}", manifest.display()))?;
+    let updated = xtask::with_features(&text, &xtask::features_section())?;
+    if updated != text {
+        std::fs::write(&manifest, updated).map_err(|e| format!("{}: {e}", manifest.display()))?;
     }
     Ok(out.len())
 }

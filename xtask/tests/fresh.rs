@@ -1,5 +1,6 @@
-//! The checked-in generated declarations are what the generator makes of the checked-in
-//! schemas: regenerated in memory and compared file by file.
+//! The checked-in generated declarations, and the messages crate's features section, are what
+//! the generator makes of the checked-in schemas: regenerated in memory and compared file by
+//! file.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -12,13 +13,19 @@ fn generated_files_are_fresh() {
     let on_disk: BTreeSet<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".rs"))
+        .filter(|n| n.ends_with(".rs") || n.ends_with(".md"))
         .collect();
     let mut stale = Vec::new();
     for (name, text) in &fresh {
         if std::fs::read_to_string(dir.join(name)).ok().as_deref() != Some(text.as_str()) {
             stale.push(format!("{name} differs"));
         }
+    }
+    let manifest = std::fs::read_to_string(root.join(xtask::CARGO_TOML)).unwrap();
+    match xtask::with_features(&manifest, &xtask::features_section()) {
+        Ok(updated) if updated == manifest => {}
+        Ok(_) => stale.push(format!("the features of {} differ", xtask::CARGO_TOML)),
+        Err(e) => stale.push(e),
     }
     for name in on_disk {
         if !fresh.contains_key(&name) {

@@ -10,142 +10,259 @@
 //! Left out: the request and response header (declared by the runtime, `kafka_wire`), and the
 //! APIs whose `validVersions` is `"none"` (removed from Kafka, kept in its schemas only to
 //! reserve their keys): ControlledShutdown (7), LeaderAndIsr (4), StopReplica (5), UpdateMetadata (6).
+//!
+//! Each module is compiled in by the cargo features of its area (see `crate::features`).
 
+mod shipped;
+
+#[cfg(feature = "txn")]
 pub mod aborted_txn;
+#[cfg(any(feature = "producer", feature = "txn"))]
 pub mod add_offsets_to_txn;
+#[cfg(any(feature = "producer", feature = "txn"))]
 pub mod add_partitions_to_txn;
+#[cfg(any(feature = "admin", feature = "raft"))]
 pub mod add_raft_voter;
+#[cfg(feature = "cluster")]
 pub mod allocate_producer_ids;
+#[cfg(feature = "admin")]
 pub mod alter_client_quotas;
+#[cfg(feature = "admin")]
 pub mod alter_configs;
+#[cfg(feature = "cluster")]
 pub mod alter_partition;
+#[cfg(feature = "admin")]
 pub mod alter_partition_reassignments;
+#[cfg(feature = "admin")]
 pub mod alter_replica_log_dirs;
+#[cfg(any(feature = "admin", feature = "share"))]
 pub mod alter_share_group_offsets;
+#[cfg(feature = "admin")]
 pub mod alter_user_scram_credentials;
 pub mod api_versions;
+#[cfg(feature = "cluster")]
 pub mod assign_replicas_to_dirs;
+#[cfg(any(feature = "raft", feature = "cluster"))]
 pub mod begin_quorum_epoch;
+#[cfg(feature = "cluster")]
 pub mod broker_heartbeat;
+#[cfg(feature = "cluster")]
 pub mod broker_registration;
+#[cfg(feature = "admin")]
 pub mod consumer_group_describe;
+#[cfg(feature = "consumer")]
 pub mod consumer_group_heartbeat;
+#[cfg(any(feature = "consumer", feature = "admin"))]
 pub mod consumer_protocol_assignment;
+#[cfg(any(feature = "consumer", feature = "admin"))]
 pub mod consumer_protocol_subscription;
+#[cfg(any(feature = "txn", feature = "raft"))]
 pub mod control_record_type_schema;
+#[cfg(feature = "cluster")]
 pub mod controller_registration;
+#[cfg(feature = "admin")]
 pub mod create_acls;
+#[cfg(feature = "admin")]
 pub mod create_delegation_token;
+#[cfg(feature = "admin")]
 pub mod create_partitions;
+#[cfg(feature = "admin")]
 pub mod create_topics;
+#[cfg(feature = "cluster")]
 pub mod default_principal_data;
+#[cfg(feature = "admin")]
 pub mod delete_acls;
+#[cfg(feature = "admin")]
 pub mod delete_groups;
+#[cfg(feature = "admin")]
 pub mod delete_records;
+#[cfg(any(feature = "admin", feature = "share"))]
 pub mod delete_share_group_offsets;
+#[cfg(any(feature = "share", feature = "cluster"))]
 pub mod delete_share_group_state;
+#[cfg(feature = "admin")]
 pub mod delete_topics;
+#[cfg(feature = "admin")]
 pub mod describe_acls;
+#[cfg(feature = "admin")]
 pub mod describe_client_quotas;
+#[cfg(feature = "admin")]
 pub mod describe_cluster;
+#[cfg(feature = "admin")]
 pub mod describe_configs;
+#[cfg(feature = "admin")]
 pub mod describe_delegation_token;
+#[cfg(feature = "admin")]
 pub mod describe_groups;
+#[cfg(feature = "admin")]
 pub mod describe_log_dirs;
+#[cfg(feature = "admin")]
 pub mod describe_producers;
+#[cfg(any(feature = "admin", feature = "raft", feature = "cluster"))]
 pub mod describe_quorum;
+#[cfg(any(feature = "admin", feature = "share"))]
 pub mod describe_share_group_offsets;
+#[cfg(feature = "admin")]
 pub mod describe_topic_partitions;
+#[cfg(any(feature = "admin", feature = "txn"))]
 pub mod describe_transactions;
+#[cfg(feature = "admin")]
 pub mod describe_user_scram_credentials;
+#[cfg(feature = "admin")]
 pub mod elect_leaders;
+#[cfg(any(feature = "raft", feature = "cluster"))]
 pub mod end_quorum_epoch;
+#[cfg(any(feature = "producer", feature = "txn"))]
 pub mod end_txn;
+#[cfg(feature = "txn")]
 pub mod end_txn_marker;
+#[cfg(feature = "cluster")]
 pub mod envelope;
+#[cfg(feature = "admin")]
 pub mod expire_delegation_token;
+#[cfg(any(feature = "consumer", feature = "raft"))]
 pub mod fetch;
+#[cfg(any(feature = "raft", feature = "cluster"))]
 pub mod fetch_snapshot;
+#[cfg(any(feature = "producer", feature = "consumer", feature = "admin"))]
 pub mod find_coordinator;
+#[cfg(any(feature = "producer", feature = "consumer", feature = "admin"))]
 pub mod get_telemetry_subscriptions;
+#[cfg(feature = "consumer")]
 pub mod heartbeat;
+#[cfg(feature = "admin")]
 pub mod incremental_alter_configs;
+#[cfg(any(feature = "producer", feature = "admin", feature = "txn"))]
 pub mod init_producer_id;
+#[cfg(any(feature = "share", feature = "cluster"))]
 pub mod initialize_share_group_state;
+#[cfg(feature = "consumer")]
 pub mod join_group;
+#[cfg(feature = "raft")]
 pub mod k_raft_version_record;
+#[cfg(feature = "raft")]
 pub mod leader_change_message;
+#[cfg(any(feature = "consumer", feature = "admin"))]
 pub mod leave_group;
+#[cfg(feature = "admin")]
 pub mod list_config_resources;
+#[cfg(feature = "admin")]
 pub mod list_groups;
+#[cfg(any(feature = "consumer", feature = "admin"))]
 pub mod list_offsets;
+#[cfg(feature = "admin")]
 pub mod list_partition_reassignments;
+#[cfg(any(feature = "admin", feature = "txn"))]
 pub mod list_transactions;
+#[cfg(any(feature = "producer", feature = "consumer", feature = "admin"))]
 pub mod metadata;
+#[cfg(any(feature = "consumer", feature = "admin"))]
 pub mod offset_commit;
+#[cfg(feature = "admin")]
 pub mod offset_delete;
+#[cfg(any(feature = "consumer", feature = "admin"))]
 pub mod offset_fetch;
+#[cfg(feature = "consumer")]
 pub mod offset_for_leader_epoch;
+#[cfg(feature = "producer")]
 pub mod produce;
+#[cfg(any(feature = "producer", feature = "consumer", feature = "admin"))]
 pub mod push_telemetry;
+#[cfg(any(feature = "share", feature = "cluster"))]
 pub mod read_share_group_state;
+#[cfg(any(feature = "share", feature = "cluster"))]
 pub mod read_share_group_state_summary;
+#[cfg(any(feature = "admin", feature = "raft"))]
 pub mod remove_raft_voter;
+#[cfg(feature = "admin")]
 pub mod renew_delegation_token;
+#[cfg(any(feature = "producer", feature = "consumer", feature = "admin"))]
 pub mod sasl_authenticate;
+#[cfg(any(feature = "producer", feature = "consumer", feature = "admin"))]
 pub mod sasl_handshake;
+#[cfg(feature = "share")]
 pub mod share_acknowledge;
+#[cfg(feature = "share")]
 pub mod share_fetch;
+#[cfg(any(feature = "admin", feature = "share"))]
 pub mod share_group_describe;
+#[cfg(feature = "share")]
 pub mod share_group_heartbeat;
+#[cfg(feature = "raft")]
 pub mod snapshot_footer_record;
+#[cfg(feature = "raft")]
 pub mod snapshot_header_record;
+#[cfg(any(feature = "admin", feature = "streams"))]
 pub mod streams_group_describe;
+#[cfg(feature = "streams")]
 pub mod streams_group_heartbeat;
+#[cfg(feature = "streams")]
 pub mod streams_group_topology_description_update;
+#[cfg(feature = "consumer")]
 pub mod sync_group;
+#[cfg(any(feature = "producer", feature = "txn"))]
 pub mod txn_offset_commit;
+#[cfg(feature = "admin")]
 pub mod unregister_broker;
+#[cfg(feature = "admin")]
 pub mod unregister_controller;
+#[cfg(any(feature = "admin", feature = "cluster"))]
 pub mod update_features;
+#[cfg(any(feature = "raft", feature = "cluster"))]
 pub mod update_raft_voter;
+#[cfg(any(feature = "raft", feature = "cluster"))]
 pub mod vote;
+#[cfg(feature = "raft")]
 pub mod voters_record;
+#[cfg(any(feature = "share", feature = "cluster"))]
 pub mod write_share_group_state;
+#[cfg(any(feature = "admin", feature = "txn", feature = "cluster"))]
 pub mod write_txn_markers;
 
+#[cfg(feature = "txn")]
 pub use aborted_txn::AbortedTxn;
+#[cfg(any(feature = "producer", feature = "txn"))]
 pub use add_offsets_to_txn::{AddOffsetsToTxnRequest, AddOffsetsToTxnResponse};
+#[cfg(any(feature = "producer", feature = "txn"))]
 pub use add_partitions_to_txn::{
     AddPartitionsToTxnPartitionResult, AddPartitionsToTxnRequest, AddPartitionsToTxnResponse,
     AddPartitionsToTxnResult, AddPartitionsToTxnTopic, AddPartitionsToTxnTopicResult,
     AddPartitionsToTxnTransaction,
 };
+#[cfg(any(feature = "admin", feature = "raft"))]
 pub use add_raft_voter::{AddRaftVoterRequest, AddRaftVoterResponse};
+#[cfg(feature = "cluster")]
 pub use allocate_producer_ids::{AllocateProducerIdsRequest, AllocateProducerIdsResponse};
+#[cfg(feature = "admin")]
 pub use alter_client_quotas::{
     AlterClientQuotasRequest, AlterClientQuotasRequestEntryData, AlterClientQuotasResponse,
     AlterClientQuotasResponseEntryData, OpData,
 };
+#[cfg(feature = "admin")]
 pub use alter_configs::{AlterConfigsRequest, AlterConfigsResponse};
+#[cfg(feature = "cluster")]
 pub use alter_partition::{
     AlterPartitionRequest, AlterPartitionRequestPartitionData, AlterPartitionRequestTopicData,
     AlterPartitionResponse, AlterPartitionResponsePartitionData, AlterPartitionResponseTopicData,
     BrokerState,
 };
+#[cfg(feature = "admin")]
 pub use alter_partition_reassignments::{
     AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, ReassignablePartition,
     ReassignablePartitionResponse, ReassignableTopic, ReassignableTopicResponse,
 };
+#[cfg(feature = "admin")]
 pub use alter_replica_log_dirs::{
     AlterReplicaLogDir, AlterReplicaLogDirPartitionResult, AlterReplicaLogDirTopic,
     AlterReplicaLogDirTopicResult, AlterReplicaLogDirsRequest, AlterReplicaLogDirsResponse,
 };
+#[cfg(any(feature = "admin", feature = "share"))]
 pub use alter_share_group_offsets::{
     AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsRequestPartition,
     AlterShareGroupOffsetsRequestTopic, AlterShareGroupOffsetsResponse,
     AlterShareGroupOffsetsResponsePartition, AlterShareGroupOffsetsResponseTopic,
 };
+#[cfg(feature = "admin")]
 pub use alter_user_scram_credentials::{
     AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse,
     AlterUserScramCredentialsResult, ScramCredentialDeletion, ScramCredentialUpsertion,
@@ -153,231 +270,320 @@ pub use alter_user_scram_credentials::{
 pub use api_versions::{
     ApiVersion, ApiVersionsRequest, ApiVersionsResponse, FinalizedFeatureKey, SupportedFeatureKey,
 };
+#[cfg(feature = "cluster")]
 pub use assign_replicas_to_dirs::{
     AssignReplicasToDirsRequest, AssignReplicasToDirsRequestDirectoryData,
     AssignReplicasToDirsRequestPartitionData, AssignReplicasToDirsRequestTopicData,
     AssignReplicasToDirsResponse, AssignReplicasToDirsResponseDirectoryData,
     AssignReplicasToDirsResponsePartitionData, AssignReplicasToDirsResponseTopicData,
 };
+#[cfg(any(feature = "raft", feature = "cluster"))]
 pub use begin_quorum_epoch::{
     BeginQuorumEpochRequest, BeginQuorumEpochRequestPartitionData,
     BeginQuorumEpochRequestTopicData, BeginQuorumEpochResponse,
     BeginQuorumEpochResponsePartitionData, BeginQuorumEpochResponseTopicData,
 };
+#[cfg(feature = "cluster")]
 pub use broker_heartbeat::{BrokerHeartbeatRequest, BrokerHeartbeatResponse};
+#[cfg(feature = "cluster")]
 pub use broker_registration::{BrokerRegistrationRequest, BrokerRegistrationResponse};
+#[cfg(feature = "admin")]
 pub use consumer_group_describe::{ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse};
+#[cfg(feature = "consumer")]
 pub use consumer_group_heartbeat::{ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse};
+#[cfg(any(feature = "consumer", feature = "admin"))]
 pub use consumer_protocol_assignment::ConsumerProtocolAssignment;
+#[cfg(any(feature = "consumer", feature = "admin"))]
 pub use consumer_protocol_subscription::ConsumerProtocolSubscription;
+#[cfg(any(feature = "txn", feature = "raft"))]
 pub use control_record_type_schema::ControlRecordTypeSchema;
+#[cfg(feature = "cluster")]
 pub use controller_registration::{ControllerRegistrationRequest, ControllerRegistrationResponse};
+#[cfg(feature = "admin")]
 pub use create_acls::{AclCreation, AclCreationResult, CreateAclsRequest, CreateAclsResponse};
+#[cfg(feature = "admin")]
 pub use create_delegation_token::{
     CreatableRenewers, CreateDelegationTokenRequest, CreateDelegationTokenResponse,
 };
+#[cfg(feature = "admin")]
 pub use create_partitions::{
     CreatePartitionsAssignment, CreatePartitionsRequest, CreatePartitionsResponse,
     CreatePartitionsTopic, CreatePartitionsTopicResult,
 };
+#[cfg(feature = "admin")]
 pub use create_topics::{
     CreatableReplicaAssignment, CreatableTopic, CreatableTopicConfig, CreatableTopicConfigs,
     CreatableTopicResult, CreateTopicsRequest, CreateTopicsResponse,
 };
+#[cfg(feature = "cluster")]
 pub use default_principal_data::DefaultPrincipalData;
+#[cfg(feature = "admin")]
 pub use delete_acls::{
     DeleteAclsFilter, DeleteAclsFilterResult, DeleteAclsMatchingAcl, DeleteAclsRequest,
     DeleteAclsResponse,
 };
+#[cfg(feature = "admin")]
 pub use delete_groups::{DeletableGroupResult, DeleteGroupsRequest, DeleteGroupsResponse};
+#[cfg(feature = "admin")]
 pub use delete_records::{
     DeleteRecordsPartition, DeleteRecordsPartitionResult, DeleteRecordsRequest,
     DeleteRecordsResponse, DeleteRecordsTopic, DeleteRecordsTopicResult,
 };
+#[cfg(any(feature = "admin", feature = "share"))]
 pub use delete_share_group_offsets::{
     DeleteShareGroupOffsetsRequest, DeleteShareGroupOffsetsRequestTopic,
     DeleteShareGroupOffsetsResponse, DeleteShareGroupOffsetsResponseTopic,
 };
+#[cfg(any(feature = "share", feature = "cluster"))]
 pub use delete_share_group_state::{
     DeleteShareGroupStateRequest, DeleteShareGroupStateResponse, DeleteStateData, DeleteStateResult,
 };
+#[cfg(feature = "admin")]
 pub use delete_topics::{
     DeletableTopicResult, DeleteTopicState, DeleteTopicsRequest, DeleteTopicsResponse,
 };
+#[cfg(feature = "admin")]
 pub use describe_acls::{
     AclDescription, DescribeAclsRequest, DescribeAclsResource, DescribeAclsResponse,
 };
+#[cfg(feature = "admin")]
 pub use describe_client_quotas::{
     ComponentData, DescribeClientQuotasRequest, DescribeClientQuotasResponse, EntryData, ValueData,
 };
+#[cfg(feature = "admin")]
 pub use describe_cluster::{
     DescribeClusterBroker, DescribeClusterRequest, DescribeClusterResponse,
 };
+#[cfg(feature = "admin")]
 pub use describe_configs::{
     DescribeConfigsRequest, DescribeConfigsResource, DescribeConfigsResourceResult,
     DescribeConfigsResponse, DescribeConfigsResult, DescribeConfigsSynonym,
 };
+#[cfg(feature = "admin")]
 pub use describe_delegation_token::{
     DescribeDelegationTokenOwner, DescribeDelegationTokenRequest, DescribeDelegationTokenResponse,
     DescribedDelegationToken, DescribedDelegationTokenRenewer,
 };
+#[cfg(feature = "admin")]
 pub use describe_groups::{DescribeGroupsRequest, DescribeGroupsResponse, DescribedGroupMember};
+#[cfg(feature = "admin")]
 pub use describe_log_dirs::{
     DescribableLogDirTopic, DescribeLogDirsPartition, DescribeLogDirsRequest,
     DescribeLogDirsResponse, DescribeLogDirsResult, DescribeLogDirsTopic,
 };
+#[cfg(feature = "admin")]
 pub use describe_producers::{
     DescribeProducersRequest, DescribeProducersResponse, PartitionResponse, ProducerState,
     TopicResponse,
 };
+#[cfg(any(feature = "admin", feature = "raft", feature = "cluster"))]
 pub use describe_quorum::{
     DescribeQuorumRequest, DescribeQuorumRequestPartitionData, DescribeQuorumRequestTopicData,
     DescribeQuorumResponse, DescribeQuorumResponsePartitionData, DescribeQuorumResponseTopicData,
     Node,
 };
+#[cfg(any(feature = "admin", feature = "share"))]
 pub use describe_share_group_offsets::{
     DescribeShareGroupOffsetsRequest, DescribeShareGroupOffsetsRequestGroup,
     DescribeShareGroupOffsetsRequestTopic, DescribeShareGroupOffsetsResponse,
     DescribeShareGroupOffsetsResponseGroup, DescribeShareGroupOffsetsResponsePartition,
     DescribeShareGroupOffsetsResponseTopic,
 };
+#[cfg(feature = "admin")]
 pub use describe_topic_partitions::{
     Cursor, DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse,
     DescribeTopicPartitionsResponsePartition, DescribeTopicPartitionsResponseTopic,
 };
+#[cfg(any(feature = "admin", feature = "txn"))]
 pub use describe_transactions::{
     DescribeTransactionsRequest, DescribeTransactionsResponse, TopicData,
 };
+#[cfg(feature = "admin")]
 pub use describe_user_scram_credentials::{
     CredentialInfo, DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse,
     DescribeUserScramCredentialsResult, UserName,
 };
+#[cfg(feature = "admin")]
 pub use elect_leaders::{ElectLeadersRequest, ElectLeadersResponse, ReplicaElectionResult};
+#[cfg(any(feature = "raft", feature = "cluster"))]
 pub use end_quorum_epoch::{
     EndQuorumEpochRequest, EndQuorumEpochRequestPartitionData, EndQuorumEpochRequestTopicData,
     EndQuorumEpochResponse, EndQuorumEpochResponsePartitionData, EndQuorumEpochResponseTopicData,
     ReplicaInfo,
 };
+#[cfg(any(feature = "producer", feature = "txn"))]
 pub use end_txn::{EndTxnRequest, EndTxnResponse};
+#[cfg(feature = "txn")]
 pub use end_txn_marker::EndTxnMarker;
+#[cfg(feature = "cluster")]
 pub use envelope::{EnvelopeRequest, EnvelopeResponse};
+#[cfg(feature = "admin")]
 pub use expire_delegation_token::{ExpireDelegationTokenRequest, ExpireDelegationTokenResponse};
+#[cfg(any(feature = "consumer", feature = "raft"))]
 pub use fetch::{
     AbortedTransaction, FetchRequest, FetchResponse, FetchableTopicResponse, SnapshotId,
 };
+#[cfg(any(feature = "raft", feature = "cluster"))]
 pub use fetch_snapshot::{
     FetchSnapshotRequest, FetchSnapshotRequestPartitionSnapshot, FetchSnapshotRequestSnapshotId,
     FetchSnapshotRequestTopicSnapshot, FetchSnapshotResponse,
     FetchSnapshotResponsePartitionSnapshot, FetchSnapshotResponseSnapshotId,
     FetchSnapshotResponseTopicSnapshot,
 };
+#[cfg(any(feature = "producer", feature = "consumer", feature = "admin"))]
 pub use find_coordinator::{Coordinator, FindCoordinatorRequest, FindCoordinatorResponse};
+#[cfg(any(feature = "producer", feature = "consumer", feature = "admin"))]
 pub use get_telemetry_subscriptions::{
     GetTelemetrySubscriptionsRequest, GetTelemetrySubscriptionsResponse,
 };
+#[cfg(feature = "consumer")]
 pub use heartbeat::{HeartbeatRequest, HeartbeatResponse};
+#[cfg(feature = "admin")]
 pub use incremental_alter_configs::{
     IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse,
 };
+#[cfg(any(feature = "producer", feature = "admin", feature = "txn"))]
 pub use init_producer_id::{InitProducerIdRequest, InitProducerIdResponse};
+#[cfg(any(feature = "share", feature = "cluster"))]
 pub use initialize_share_group_state::{
     InitializeShareGroupStateRequest, InitializeShareGroupStateResponse, InitializeStateData,
     InitializeStateResult, PartitionData, PartitionResult,
 };
+#[cfg(feature = "consumer")]
 pub use join_group::{
     JoinGroupRequest, JoinGroupRequestProtocol, JoinGroupResponse, JoinGroupResponseMember,
 };
+#[cfg(feature = "raft")]
 pub use k_raft_version_record::KRaftVersionRecord;
+#[cfg(feature = "raft")]
 pub use leader_change_message::LeaderChangeMessage;
+#[cfg(any(feature = "consumer", feature = "admin"))]
 pub use leave_group::{LeaveGroupRequest, LeaveGroupResponse, MemberIdentity, MemberResponse};
+#[cfg(feature = "admin")]
 pub use list_config_resources::{
     ConfigResource, ListConfigResourcesRequest, ListConfigResourcesResponse,
 };
+#[cfg(feature = "admin")]
 pub use list_groups::{ListGroupsRequest, ListGroupsResponse, ListedGroup};
+#[cfg(any(feature = "consumer", feature = "admin"))]
 pub use list_offsets::{
     ListOffsetsPartition, ListOffsetsPartitionResponse, ListOffsetsRequest, ListOffsetsResponse,
     ListOffsetsTopic, ListOffsetsTopicResponse,
 };
+#[cfg(feature = "admin")]
 pub use list_partition_reassignments::{
     ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse,
     ListPartitionReassignmentsTopics, OngoingPartitionReassignment, OngoingTopicReassignment,
 };
+#[cfg(any(feature = "admin", feature = "txn"))]
 pub use list_transactions::{ListTransactionsRequest, ListTransactionsResponse};
+#[cfg(any(feature = "producer", feature = "consumer", feature = "admin"))]
 pub use metadata::{
     MetadataRequest, MetadataRequestTopic, MetadataResponse, MetadataResponseBroker,
     MetadataResponsePartition, MetadataResponseTopic,
 };
+#[cfg(any(feature = "consumer", feature = "admin"))]
 pub use offset_commit::{
     OffsetCommitRequest, OffsetCommitRequestPartition, OffsetCommitRequestTopic,
     OffsetCommitResponse, OffsetCommitResponsePartition, OffsetCommitResponseTopic,
 };
+#[cfg(feature = "admin")]
 pub use offset_delete::{
     OffsetDeleteRequest, OffsetDeleteRequestPartition, OffsetDeleteRequestTopic,
     OffsetDeleteResponse, OffsetDeleteResponsePartition, OffsetDeleteResponseTopic,
 };
+#[cfg(any(feature = "consumer", feature = "admin"))]
 pub use offset_fetch::{
     OffsetFetchRequest, OffsetFetchRequestGroup, OffsetFetchRequestTopic, OffsetFetchRequestTopics,
     OffsetFetchResponse, OffsetFetchResponseGroup, OffsetFetchResponsePartition,
     OffsetFetchResponsePartitions, OffsetFetchResponseTopic, OffsetFetchResponseTopics,
 };
+#[cfg(feature = "consumer")]
 pub use offset_for_leader_epoch::{
     OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse, OffsetForLeaderPartition,
     OffsetForLeaderTopic, OffsetForLeaderTopicResult,
 };
+#[cfg(feature = "producer")]
 pub use produce::{
     BatchIndexAndErrorMessage, PartitionProduceData, PartitionProduceResponse, ProduceRequest,
     ProduceResponse, TopicProduceData, TopicProduceResponse,
 };
+#[cfg(any(feature = "producer", feature = "consumer", feature = "admin"))]
 pub use push_telemetry::{PushTelemetryRequest, PushTelemetryResponse};
+#[cfg(any(feature = "share", feature = "cluster"))]
 pub use read_share_group_state::{
     ReadShareGroupStateRequest, ReadShareGroupStateResponse, ReadStateData, ReadStateResult,
 };
+#[cfg(any(feature = "share", feature = "cluster"))]
 pub use read_share_group_state_summary::{
     ReadShareGroupStateSummaryRequest, ReadShareGroupStateSummaryResponse, ReadStateSummaryData,
     ReadStateSummaryResult,
 };
+#[cfg(any(feature = "admin", feature = "raft"))]
 pub use remove_raft_voter::{RemoveRaftVoterRequest, RemoveRaftVoterResponse};
+#[cfg(feature = "admin")]
 pub use renew_delegation_token::{RenewDelegationTokenRequest, RenewDelegationTokenResponse};
+#[cfg(any(feature = "producer", feature = "consumer", feature = "admin"))]
 pub use sasl_authenticate::{SaslAuthenticateRequest, SaslAuthenticateResponse};
+#[cfg(any(feature = "producer", feature = "consumer", feature = "admin"))]
 pub use sasl_handshake::{SaslHandshakeRequest, SaslHandshakeResponse};
+#[cfg(feature = "share")]
 pub use share_acknowledge::{
     AcknowledgePartition, AcknowledgeTopic, ShareAcknowledgeRequest, ShareAcknowledgeResponse,
     ShareAcknowledgeTopicResponse,
 };
+#[cfg(feature = "share")]
 pub use share_fetch::{
     AcquiredRecords, ShareFetchRequest, ShareFetchResponse, ShareFetchableTopicResponse,
 };
+#[cfg(any(feature = "admin", feature = "share"))]
 pub use share_group_describe::{ShareGroupDescribeRequest, ShareGroupDescribeResponse};
+#[cfg(feature = "share")]
 pub use share_group_heartbeat::{ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse};
+#[cfg(feature = "raft")]
 pub use snapshot_footer_record::SnapshotFooterRecord;
+#[cfg(feature = "raft")]
 pub use snapshot_header_record::SnapshotHeaderRecord;
+#[cfg(any(feature = "admin", feature = "streams"))]
 pub use streams_group_describe::{StreamsGroupDescribeRequest, StreamsGroupDescribeResponse};
+#[cfg(feature = "streams")]
 pub use streams_group_heartbeat::{
     CopartitionGroup, EndpointToPartitions, Status, StreamsGroupHeartbeatRequest,
     StreamsGroupHeartbeatResponse,
 };
+#[cfg(feature = "streams")]
 pub use streams_group_topology_description_update::{
     StreamsGroupTopologyDescriptionUpdateRequest, StreamsGroupTopologyDescriptionUpdateResponse,
 };
+#[cfg(feature = "consumer")]
 pub use sync_group::{SyncGroupRequest, SyncGroupRequestAssignment, SyncGroupResponse};
+#[cfg(any(feature = "producer", feature = "txn"))]
 pub use txn_offset_commit::{
     TxnOffsetCommitRequest, TxnOffsetCommitRequestPartition, TxnOffsetCommitRequestTopic,
     TxnOffsetCommitResponse, TxnOffsetCommitResponsePartition, TxnOffsetCommitResponseTopic,
 };
+#[cfg(feature = "admin")]
 pub use unregister_broker::{UnregisterBrokerRequest, UnregisterBrokerResponse};
+#[cfg(feature = "admin")]
 pub use unregister_controller::{UnregisterControllerRequest, UnregisterControllerResponse};
+#[cfg(any(feature = "admin", feature = "cluster"))]
 pub use update_features::{
     FeatureUpdateKey, UpdatableFeatureResult, UpdateFeaturesRequest, UpdateFeaturesResponse,
 };
+#[cfg(any(feature = "raft", feature = "cluster"))]
 pub use update_raft_voter::{CurrentLeader, UpdateRaftVoterRequest, UpdateRaftVoterResponse};
+#[cfg(any(feature = "raft", feature = "cluster"))]
 pub use vote::{
     VoteRequest, VoteRequestPartitionData, VoteRequestTopicData, VoteResponse,
     VoteResponsePartitionData, VoteResponseTopicData,
 };
+#[cfg(feature = "raft")]
 pub use voters_record::VotersRecord;
+#[cfg(any(feature = "share", feature = "cluster"))]
 pub use write_share_group_state::{
     WriteShareGroupStateRequest, WriteShareGroupStateResponse, WriteStateData, WriteStateResult,
 };
+#[cfg(any(feature = "admin", feature = "txn", feature = "cluster"))]
 pub use write_txn_markers::{
     WritableTxnMarker, WritableTxnMarkerPartitionResult, WritableTxnMarkerResult,
     WritableTxnMarkerTopic, WritableTxnMarkerTopicResult, WriteTxnMarkersRequest,
