@@ -5,6 +5,13 @@
 #
 #     bash benches/scripts/compile_time.sh [scratch dir]
 #
+# With --areas first, it measures the messages crate's cargo features instead: the crate with
+# no area, with each area alone and with `all`, then kafka-protocol 0.18 with `client` alone
+# and with `client,broker,messages_enums`, one clean build each, and prints one table per
+# profile. PROFILES="dev" limits the --areas run to debug builds (default "dev release").
+#
+#     bash benches/scripts/compile_time.sh --areas [scratch dir]
+#
 # Both crates are dependencies of one scratch package (default: $TMPDIR/kafkawire-compile-time,
 # kept between runs so their dependencies are built once), with cargo's default dev and
 # release profiles and the workspace's Cargo.lock. Dependencies are built first; then each
@@ -14,11 +21,26 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
+areas_mode=
+if [ "${1:-}" = --areas ]; then
+    areas_mode=1
+    shift
+fi
+profiles=${PROFILES:-dev release}
 dir=${1:-${TMPDIR:-/tmp}/kafkawire-compile-time}
 mkdir -p "$dir/src"
 protocol=$(awk '/^name = "kafka-protocol"$/ { getline; gsub(/"/, "", $3); print $3 }' "$root/Cargo.lock")
 
-cat > "$dir/Cargo.toml" <<EOF
+# The scratch manifest: our crate's features ($1: "default", or a list such as "txn" in
+# quotes), and kafka-protocol's ($2).
+manifest() {
+    local ours
+    if [ "$1" = default ]; then
+        ours="{ path = \"$root/messages\" }"
+    else
+        ours="{ path = \"$root/messages\", default-features = false, features = [$1] }"
+    fi
+    cat > "$dir/Cargo.toml" <<EOF
 [package]
 name = "kafkawire-compile-time"
 version = "0.0.0"
@@ -26,11 +48,14 @@ edition = "2021"
 publish = false
 
 [dependencies]
-kafkawire-messages = { path = "$root/messages" }
-kafka-protocol = { version = "=$protocol", default-features = false, features = ["client", "broker", "messages_enums"] }
+kafkawire-messages = $ours
+kafka-protocol = { version = "=$protocol", default-features = false, features = [$2] }
 
 [workspace]
 EOF
+}
+full='"client", "broker", "messages_enums"'
+manifest default "$full"
 echo > "$dir/src/lib.rs"
 cp "$root/Cargo.lock" "$dir/Cargo.lock"
 
@@ -49,6 +74,45 @@ timed() {
     /usr/bin/time -o "$dir/time.txt" -f '%e %U %S' cargo build -q -p "$crate" --profile "$profile" >&2
     awk '{ printf "%.1f %.1f\n", $1, $2 + $3 }' "$dir/time.txt"
 }
+
+if [ -n "$areas_mode" ]; then
+    # Ours: no area, each area alone, all; theirs: client alone, then everything.
+    areas=$(awk '/^# BEGIN features generated/ { on = 1 } on && /^[a-z-]+ = \[/ { print $1 } /^# END generated features/ { on = 0 }' "$root/messages/Cargo.toml" | grep -vx -e default -e all)
+    for profile in $profiles; do
+        name=$([ "$profile" = dev ] && echo debug || echo release)
+        rows=()
+        # Dependencies once: our features do not change theirs.
+        echo "building dependencies ($profile)..." >&2
+        manifest default "$full"
+        cargo build -q --profile "$profile"
+        for set in none $areas all; do
+            case $set in
+                none) features= ;;
+                *) features="\"$set\"" ;;
+            esac
+            manifest "$features" "$full"
+            read -r w c < <(timed kafkawire-messages "$profile")
+            echo "  kafkawire-messages --features $set $profile: ${w} s wall, ${c} s cpu" >&2
+            rows+=("| kafkawire-messages \`$set\` | ${w} s | ${c} s |")
+        done
+        for theirs in '"client"' "$full"; do
+            manifest '"all"' "$theirs"
+            # Its own dependencies may differ by feature: built before the timed build.
+            cargo build -q --profile "$profile"
+            read -r w c < <(timed kafka-protocol "$profile")
+            echo "  kafka-protocol [$theirs] $profile: ${w} s wall, ${c} s cpu" >&2
+            rows+=("| kafka-protocol $protocol \`$(tr -d '" ' <<<"$theirs")\` | ${w} s | ${c} s |")
+        done
+        echo
+        echo "$name builds:"
+        echo
+        echo "| crate, features | wall | CPU (user+sys) |"
+        echo "| --- | ---: | ---: |"
+        printf '%s\n' "${rows[@]}"
+    done
+    manifest default "$full"
+    exit 0
+fi
 
 declare -A wall cpu
 for profile in dev release; do
