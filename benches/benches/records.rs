@@ -45,8 +45,11 @@ fn bench(c: &mut Criterion) {
     }
     let data = vec![0x5au8; 1 << 20];
     let mut g = c.benchmark_group("records/crc32c");
-    g.throughput(Throughput::Bytes(data.len() as u64));
-    g.bench_function("1MiB", |b| b.iter(|| crc32c(black_box(&data))));
+    for (name, len) in [("1KiB", 1 << 10), ("64KiB", 64 << 10), ("1MiB", 1 << 20)] {
+        let d = &data[..len];
+        g.throughput(Throughput::Bytes(len as u64));
+        g.bench_function(name, |b| b.iter(|| crc32c(black_box(d))));
+    }
     g.finish();
 }
 

@@ -55,13 +55,20 @@ fn time_all() {
         }
     }
     let data = vec![0x5au8; 1 << 20];
-    let us = median_us(15, 50, || {
-        black_box(crc32c(black_box(&data)));
-    });
-    println!(
-        "crc32c 1 MiB: {us:.1} us = {:.2} GB/s",
-        (1u64 << 20) as f64 / us / 1e3
-    );
+    for (name, len) in [
+        ("1 KiB", 1usize << 10),
+        ("64 KiB", 64 << 10),
+        ("1 MiB", 1 << 20),
+    ] {
+        let d = &data[..len];
+        let us = median_us(15, (50 << 20) / len, || {
+            black_box(crc32c(black_box(d)));
+        });
+        println!(
+            "crc32c {name}: {us:.3} us = {:.2} GB/s",
+            len as f64 / us / 1e3
+        );
+    }
 }
 
 fn main() {

@@ -699,3 +699,46 @@ mod versus_kafka_protocol {
         }
     }
 }
+
+/// CRC-32C against published values (the CRC catalogue's check value; RFC 3720 appendix B.4)
+/// and against the bitwise definition (reflected polynomial 0x82F63B78) at lengths around
+/// every block size an accelerated implementation switches at; CRC-32 (IEEE) check value.
+#[test]
+fn checksums_match_their_definitions() {
+    assert_eq!(crc32c(b"123456789"), 0xE306_9283);
+    assert_eq!(crc32c(&[0u8; 32]), 0x8A91_36AA);
+    assert_eq!(crc32c(&[0xffu8; 32]), 0x62A8_AB43);
+    let up: Vec<u8> = (0..32).collect();
+    assert_eq!(crc32c(&up), 0x46DD_794E);
+    let down: Vec<u8> = (0..32).rev().collect();
+    assert_eq!(crc32c(&down), 0x113F_DB5C);
+    assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+
+    fn bitwise(data: &[u8]) -> u32 {
+        let mut c = !0u32;
+        for &b in data {
+            c ^= u32::from(b);
+            for _ in 0..8 {
+                c = if c & 1 != 0 {
+                    (c >> 1) ^ 0x82F6_3B78
+                } else {
+                    c >> 1
+                };
+            }
+        }
+        !c
+    }
+    let data: Vec<u8> = (0u32..70_000)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    let mut lens: Vec<usize> = (0..=300).collect();
+    for k in [512usize, 1024, 2048, 4096, 8192, 16384, 65536] {
+        lens.extend([k - 1, k, k + 1, k + 63]);
+    }
+    for len in lens {
+        for start in [0usize, 1, 7] {
+            let d = &data[start..start + len];
+            assert_eq!(crc32c(d), bitwise(d), "length {len} at {start}");
+        }
+    }
+}

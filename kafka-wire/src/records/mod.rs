@@ -311,7 +311,7 @@ impl BatchHeader {
     /// bytes 21.. for magic 2, CRC-32 of bytes 16.. before.
     pub fn computed_crc(&self, entry: &[u8]) -> u32 {
         if self.magic == 2 {
-            crc32c::crc32c(entry.get(21..).unwrap_or_default())
+            crc_fast::crc32_iscsi(entry.get(21..).unwrap_or_default())
         } else {
             crc32fast::hash(entry.get(16..).unwrap_or_default())
         }
@@ -354,10 +354,11 @@ pub fn compress(
     })
 }
 
-/// CRC-32C (Castagnoli), the checksum of magic-2 batches, hardware-accelerated where the CPU
-/// has it.
+/// CRC-32C (Castagnoli), the checksum of magic-2 batches: carry-less multiplication folding
+/// (the `crc-fast` crate: AVX-512 VPCLMULQDQ, SSE PCLMULQDQ or Arm NEON, chosen at run time;
+/// a table-driven fallback elsewhere).
 pub fn crc32c(data: &[u8]) -> u32 {
-    crc32c::crc32c(data)
+    crc_fast::crc32_iscsi(data)
 }
 
 /// CRC-32 (IEEE), the checksum of legacy messages.

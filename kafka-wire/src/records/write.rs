@@ -436,7 +436,7 @@ impl BatchBuilder {
         if let Some(dst) = self.buf.get_mut(..RECORD_BATCH_OVERHEAD) {
             dst.copy_from_slice(&hdr);
         }
-        let crc = crc32c::crc32c(self.buf.get(21..).unwrap_or_default());
+        let crc = crc_fast::crc32_iscsi(self.buf.get(21..).unwrap_or_default());
         if let Some(dst) = self.buf.get_mut(17..21) {
             dst.copy_from_slice(&crc.to_be_bytes());
         }
