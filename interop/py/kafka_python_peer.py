@@ -177,8 +177,9 @@ def gen_struct(rng, struct, data_class, version, in_tagged=False, top=False):
         elif f.is_struct():
             vals[f.name] = gen_struct(rng, f, f.data_class, version, inner)
             # kafka-python writes a tagged struct whenever it is not None, even when every
-            # field holds its default; Java's encoder leaves such a field out, and kafka-wire
-            # rejects it on input (see interop/README.md). Draw again until it differs.
+            # field holds its default; Java's encoder leaves such a field out, and so does
+            # kafka-wire's when it re-encodes what it read (see interop/README.md), so the
+            # bytes would differ. Draw again until it differs.
             default = jdump(f.data_class(), f, version)
             tries = 0
             while tagged and jdump(vals[f.name], f, version) == default and tries < 20:

@@ -469,7 +469,7 @@ pub fn generate(s: &Struct) -> TokenStream {
             put_tagged.push(quote_spanned!(sp=> if #flag { <#ty as #kw::Fx>::put_tagged(&self.#fid, #st, #b, #i, #tag, #nullable)?; }));
             size_tagged.push(quote_spanned!(sp=> if #flag { #sz += <#ty as #kw::Fx>::tagged_size(&self.#fid, #st, #tag, #nullable); }));
             arms.push(quote_spanned!(sp=>
-                #tag => <#ty as #kw::Fx>::get_tagged(#r, #st, &mut #fid, #i, #tag, #from, #nullable, #def),
+                #tag => <#ty as #kw::Fx>::get_tagged(#r, #st, &mut #fid, #i, #tag, #from, #nullable),
             ));
         }
         let count = if flags.is_empty() {

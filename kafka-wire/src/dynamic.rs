@@ -31,8 +31,8 @@ use crate::message::{request_header_version, response_header_version, KafkaMessa
 use crate::meta::{ApiKind, DefaultValue, FieldMeta, KafkaType, StructMeta};
 use crate::rules::nullable::{put_struct_marker, read_struct_marker};
 use crate::rules::tagged::{
-    put_section_start, put_tagged_header, read_section, tag_not_valid, tagged_cx, tagged_default,
-    Entries, RawTags,
+    put_section_start, put_tagged_header, read_section, tag_not_valid, tagged_cx, Entries, RawTags,
+    TagField,
 };
 use crate::rules::version::{absent_field, check_read_version, check_write_version};
 use crate::types::{Records, Str, UnknownTaggedFields, Uuid};
@@ -561,8 +561,9 @@ fn reborrow<'s>(t: &'s mut Option<&mut dyn Sink>) -> Option<&'s mut dyn Sink> {
     }
 }
 
-/// What a non-empty array reads as when elements are not kept: unequal to every default
-/// (an empty array or null), which is all the tagged-field check compares it with.
+/// What a non-empty array reads as when elements are not kept: a placeholder unequal to
+/// the array's default (an empty array or null), so the struct holding it is not mistaken
+/// for a default one.
 fn walked_array() -> Value {
     Value::Array(vec![Value::Null])
 }
@@ -799,7 +800,7 @@ impl Entries for DynEntries<'_, '_> {
         }
     }
 
-    fn known(&mut self, tag: u32, r: &mut Reader<'_>) -> Result<Option<&'static str>, DecodeError> {
+    fn known(&mut self, tag: u32, r: &mut Reader<'_>) -> Result<Option<TagField>, DecodeError> {
         let v = self.v;
         let Some(i) = self.meta.fields.iter().position(|f| f.tag == Some(tag)) else {
             self.payload_at = r.position();
@@ -819,7 +820,6 @@ impl Entries for DynEntries<'_, '_> {
         }
         let tcx = tagged_cx(v, f.nullable.contains(v));
         let at = r.position();
-        let drops = r.drops;
         let mut d = Dec {
             r,
             trace: reborrow(&mut self.trace),
@@ -831,18 +831,14 @@ impl Entries for DynEntries<'_, '_> {
             .map_err(|e| e.in_field(f.rust_name))?;
         let shown = d.text(&x, tcx);
         let r = d.r;
-        // As the generated code: a value read with elements dropped may equal the default
-        // without the sender having written one.
-        if x == default_value(f) && r.drops == drops {
-            return Err(tagged_default(at).in_field(f.rust_name));
-        }
+        // Its default too, as the generated code (and Java) take it.
         let size = r.position() - at;
         let text = format!("{shown} (tag {tag}, size {size})");
         self.close(r.position(), text);
         if let Some(slot) = self.out.fields.get_mut(i) {
             *slot = x;
         }
-        Ok(Some(f.rust_name))
+        Ok(Some(TagField::new(self.meta, i)))
     }
 
     fn unknown(&mut self, tag: u32, data: Bytes, keep: bool, reserve: usize) {

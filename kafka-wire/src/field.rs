@@ -944,7 +944,6 @@ fn read_dropped<T: Field>(
         }
     }
     r.claimed = saved;
-    r.drops += 1;
     Ok(())
 }
 

@@ -190,7 +190,7 @@ impl St {
         known: F,
     ) -> DecRes<()>
     where
-        F: FnMut(u32, &mut Reader<'_>) -> Result<Option<&'static str>, DecodeError>,
+        F: FnMut(u32, &mut Reader<'_>) -> Result<Option<TagField>, DecodeError>,
     {
         if self.flex() {
             read_tagged_section(r, unknown, known)
@@ -285,9 +285,10 @@ pub trait Fx: Sized {
     /// The size of a declared tagged field's entry.
     fn tagged_size(&self, s: St, tag: u32, nullable: bool) -> usize;
 
-    /// Reads declared tagged field `i` into `slot`: tagged from version `from` on; a tagged
-    /// field never carries its default (Kafka does not write one).
-    #[allow(clippy::too_many_arguments)]
+    /// Reads declared tagged field `i` into `slot`: tagged from version `from` on. Whatever
+    /// value it carries is taken, its default included, as Java's generated reader does
+    /// (Kafka's writers leave a default out, so such input only comes from other writers;
+    /// encoding it back leaves the field out).
     fn get_tagged(
         r: &mut Reader<'_>,
         s: St,
@@ -296,10 +297,7 @@ pub trait Fx: Sized {
         tag: u32,
         from: Version,
         nullable: bool,
-        default: Self,
-    ) -> Result<Option<&'static str>, DecodeError>
-    where
-        Self: PartialEq;
+    ) -> Result<Option<TagField>, DecodeError>;
 }
 
 impl<T: Field> Fx for T {
@@ -396,7 +394,6 @@ impl<T: Field> Fx for T {
         tagged_entry_size(tag, self.size(tagged_cx(s.v(), nullable)))
     }
 
-    #[allow(clippy::too_many_arguments)]
     #[inline]
     fn get_tagged(
         r: &mut Reader<'_>,
@@ -406,28 +403,16 @@ impl<T: Field> Fx for T {
         tag: u32,
         from: Version,
         nullable: bool,
-        default: Self,
-    ) -> Result<Option<&'static str>, DecodeError>
-    where
-        Self: PartialEq,
-    {
-        let name = s.name(i);
+    ) -> Result<Option<TagField>, DecodeError> {
+        // The field's name only on the error paths (`St::name` is out of line).
         if s.v() < from {
-            return Err(tag_not_valid(r, tag, s.v()).in_field(name));
+            return Err(tag_not_valid(r, tag, s.v()).in_field(s.name(i)));
         }
-        let at = r.position();
-        let drops = r.drops;
-        let v = match Self::read(r, tagged_cx(s.v(), nullable)) {
+        *slot = match Self::read(r, tagged_cx(s.v(), nullable)) {
             Ok(v) => v,
-            Err(e) => return Err(e.in_field(name)),
+            Err(e) => return Err(e.in_field(s.name(i))),
         };
-        // A value read with entries dropped (past what the input could hold) is not the
-        // value that was sent, so it may equal the default without the sender writing one.
-        if v == default && r.drops == drops {
-            return Err(tagged_default(at).in_field(name));
-        }
-        *slot = v;
-        Ok(Some(name))
+        Ok(Some(TagField::new(s.meta, i)))
     }
 }
 

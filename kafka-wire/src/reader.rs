@@ -31,11 +31,6 @@ pub struct Reader<'a> {
     /// own elements' minimum against what is left after these, so nested counts cannot all
     /// claim the same bytes.
     pub(crate) claimed: usize,
-    /// How many arrays (or tagged sections) have dropped elements so far: a count above what
-    /// the unclaimed bytes could hold cannot decode, and its elements past those are read
-    /// (for the error a plain reading finds) but not kept. A value read with drops is not
-    /// the one on the wire, so checks of it (a tagged field at its default) are skipped.
-    pub(crate) drops: usize,
     /// The configured limits (see [`DecodeLimits`]).
     pub(crate) limits: &'a DecodeLimits,
 }
@@ -47,7 +42,6 @@ impl<'a> Reader<'a> {
             buf,
             rest: buf.as_ref(),
             claimed: 0,
-            drops: 0,
             limits: &DecodeLimits::DEFAULT,
         }
     }
@@ -59,7 +53,6 @@ impl<'a> Reader<'a> {
             buf,
             rest: data.get(pos..).unwrap_or_default(),
             claimed: 0,
-            drops: 0,
             limits: &DecodeLimits::DEFAULT,
         }
     }

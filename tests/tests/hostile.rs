@@ -470,16 +470,50 @@ fn duplicate_and_unordered_tags() {
         (m.finalized_features_epoch, m.zk_migration_ready),
         (5, true)
     );
-    // A known tagged field carrying its default (-1) would not be re-encoded: rejected.
-    let e = av_v3("01 01 08 ffffffffffffffff").unwrap_err();
+}
+
+/// A declared tagged field that carries its default value: Java's generated reader assigns
+/// whatever a known tag carries (`MessageDataGenerator`'s tagged-field switch has no default
+/// check), so it is accepted; Kafka's writers leave a default out, so encoding it back
+/// does too (the bytes shrink, the value is the same).
+#[test]
+fn tagged_field_carrying_its_default_is_accepted_as_java_does() {
+    // finalized_features_epoch (tag 1, int64, default -1) sent as -1.
+    let m = av_v3("01 01 08 ffffffffffffffff").unwrap();
+    assert_eq!(m.finalized_features_epoch, -1);
+    assert_eq!(m, av_v3("00").unwrap());
+    let out = m.encode_to_vec(3).unwrap();
+    assert_eq!(out, hex("0000 01 00000000 00"));
+    // zk_migration_ready (tag 3, bool, default false) sent as false, after tag 1 = 5: only
+    // tag 1 is written back.
+    let m = av_v3("02 01 08 0000000000000005 03 01 00").unwrap();
     assert_eq!(
-        (e.offset(), e.path().to_string()),
-        (
-            10,
-            "ApiVersionsResponse.finalized_features_epoch".to_owned()
-        )
+        (m.finalized_features_epoch, m.zk_migration_ready),
+        (5, false)
     );
-    assert!(matches!(e.kind(), DecodeErrorKind::InvalidValue(_)));
+    assert_eq!(
+        m.encode_to_vec(3).unwrap(),
+        hex("0000 01 00000000 01 01 08 0000000000000005")
+    );
+    // The metadata-driven codec reads it the same way.
+    let body = Bytes::from(hex("0000 01 00000000 01 01 08 ffffffffffffffff"));
+    let d = kafka_wire::dynamic::decode(ApiVersionsResponse::META, &body, 3).unwrap();
+    assert_eq!(
+        kafka_wire::dynamic::encode(&d, 3).unwrap(),
+        hex("0000 01 00000000 00")
+    );
+    // A default carried by a tag that is not tagged at the version is still an error at the
+    // tag: LateTag's `t` (tag 0, default 0) is tagged only from v4.
+    let e = LateTag::decode_exact(&Bytes::from(hex("01 01 00 04 00000000")), 3).unwrap_err();
+    assert_eq!(
+        e.kind(),
+        &DecodeErrorKind::TagNotValidForVersion { tag: 0, version: 3 }
+    );
+    assert_eq!(e.offset(), 2);
+    // At v4 it is accepted, and left out on the way back.
+    let m = LateTag::decode_exact(&Bytes::from(hex("01 01 00 04 00000000")), 4).unwrap();
+    assert_eq!(m.t, 0);
+    assert_eq!(m.encode_to_vec(4).unwrap(), hex("01 00"));
 }
 
 #[test]

@@ -13,7 +13,7 @@ use crate::field::Cx;
 use crate::json::{api_name, json_name, struct_to_json, value_to_json};
 use crate::meta::{ApiKind, KafkaType, StructMeta};
 use crate::rules::nullable::read_struct_marker;
-use crate::rules::tagged::{read_section, tagged_cx, Entries};
+use crate::rules::tagged::{read_section, tagged_cx, Entries, TagField};
 use crate::rules::version::check_read_version;
 use crate::{Reader, Version};
 
@@ -291,7 +291,7 @@ struct Locate {
 }
 
 impl Entries for Locate {
-    fn known(&mut self, tag: u32, r: &mut Reader<'_>) -> Result<Option<&'static str>, DecodeError> {
+    fn known(&mut self, tag: u32, r: &mut Reader<'_>) -> Result<Option<TagField>, DecodeError> {
         let Some((i, f)) = self
             .meta
             .fields
@@ -307,7 +307,7 @@ impl Entries for Locate {
         self.found.push((i, r.position()));
         let tcx = tagged_cx(self.v, f.nullable.contains(self.v));
         skip(r, &f.ty, tcx).map_err(|e| e.in_field(f.rust_name))?;
-        Ok(Some(f.rust_name))
+        Ok(Some(TagField::new(self.meta, i)))
     }
 
     fn unknown(&mut self, _tag: u32, _data: Bytes, _keep: bool, _reserve: usize) {}
@@ -326,8 +326,14 @@ struct UnknownOut<'w> {
 }
 
 impl Entries for UnknownOut<'_> {
-    fn known(&mut self, tag: u32, r: &mut Reader<'_>) -> Result<Option<&'static str>, DecodeError> {
-        let Some(f) = self.meta.fields.iter().find(|f| f.tag == Some(tag)) else {
+    fn known(&mut self, tag: u32, r: &mut Reader<'_>) -> Result<Option<TagField>, DecodeError> {
+        let Some((i, f)) = self
+            .meta
+            .fields
+            .iter()
+            .enumerate()
+            .find(|(_, f)| f.tag == Some(tag))
+        else {
             return Ok(None);
         };
         if !f.tagged.contains(self.v) {
@@ -335,7 +341,7 @@ impl Entries for UnknownOut<'_> {
         }
         let tcx = tagged_cx(self.v, f.nullable.contains(self.v));
         skip(r, &f.ty, tcx).map_err(|e| e.in_field(f.rust_name))?;
-        Ok(Some(f.rust_name))
+        Ok(Some(TagField::new(self.meta, i)))
     }
 
     fn unknown(&mut self, tag: u32, data: Bytes, keep: bool, _reserve: usize) {

@@ -8,6 +8,7 @@ use bytes::{BufMut, Bytes};
 
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::field::Cx;
+use crate::meta::StructMeta;
 use crate::primitives::{put_uvarint, uvarint_size};
 use crate::types::{RawTaggedField, UnknownTaggedFields};
 use crate::{Reader, Version};
@@ -182,6 +183,32 @@ pub fn count_size(n: usize) -> usize {
     uvarint_size(n as u32)
 }
 
+/// A declared tagged field just read, for the error paths after it: the field's name is
+/// looked up (out of line) only when an error needs it, not for every field read.
+#[derive(Debug, Clone, Copy)]
+pub struct TagField {
+    meta: &'static StructMeta,
+    index: usize,
+}
+
+impl TagField {
+    /// Field `index` of the struct `meta` describes.
+    #[inline(always)]
+    pub const fn new(meta: &'static StructMeta, index: usize) -> Self {
+        TagField { meta, index }
+    }
+
+    /// The field's Rust name, as error paths show it.
+    #[cold]
+    #[inline(never)]
+    pub fn name(self) -> &'static str {
+        self.meta
+            .fields
+            .get(self.index)
+            .map_or("?", |f| f.rust_name)
+    }
+}
+
 /// What a tagged-section reader does with each entry: the generated code keeps declared
 /// fields in locals and unknown ones in the struct; the metadata-driven codec keeps values
 /// and records a trace. Everything else (order, sizes, claims, errors and their offsets) is
@@ -202,9 +229,9 @@ pub trait Entries {
         let _ = at;
     }
 
-    /// Reads the payload of declared tag `tag` and returns the Rust name of its field (for
-    /// error paths), or `None`, reading nothing, for a tag the struct does not declare.
-    fn known(&mut self, tag: u32, r: &mut Reader<'_>) -> Result<Option<&'static str>, DecodeError>;
+    /// Reads the payload of declared tag `tag` and returns its field (named in an error
+    /// found after it), or `None`, reading nothing, for a tag the struct does not declare.
+    fn known(&mut self, tag: u32, r: &mut Reader<'_>) -> Result<Option<TagField>, DecodeError>;
 
     /// An unknown entry: keep it when `keep` (false past what the input could hold), after
     /// reserving `reserve` entries when this is the first.
@@ -225,10 +252,10 @@ struct Typed<'u, F> {
 
 impl<F> Entries for Typed<'_, F>
 where
-    F: FnMut(u32, &mut Reader<'_>) -> Result<Option<&'static str>, DecodeError>,
+    F: FnMut(u32, &mut Reader<'_>) -> Result<Option<TagField>, DecodeError>,
 {
     #[inline(always)]
-    fn known(&mut self, tag: u32, r: &mut Reader<'_>) -> Result<Option<&'static str>, DecodeError> {
+    fn known(&mut self, tag: u32, r: &mut Reader<'_>) -> Result<Option<TagField>, DecodeError> {
         (self.known)(tag, r)
     }
 
@@ -254,7 +281,7 @@ pub fn read_tagged_section<F>(
     known: F,
 ) -> Result<(), DecodeError>
 where
-    F: FnMut(u32, &mut Reader<'_>) -> Result<Option<&'static str>, DecodeError>,
+    F: FnMut(u32, &mut Reader<'_>) -> Result<Option<TagField>, DecodeError>,
 {
     // Fast path, inlined: the empty section (one 0 byte), read once per decoded struct.
     // Anything else starts again from the count, out of line.
@@ -271,7 +298,7 @@ fn read_typed_section<F>(
     known: F,
 ) -> Result<(), DecodeError>
 where
-    F: FnMut(u32, &mut Reader<'_>) -> Result<Option<&'static str>, DecodeError>,
+    F: FnMut(u32, &mut Reader<'_>) -> Result<Option<TagField>, DecodeError>,
 {
     read_section(r, &mut Typed { unknown, known })
 }
@@ -308,9 +335,6 @@ pub fn read_section<E: Entries>(r: &mut Reader<'_>, e: &mut E) -> Result<(), Dec
     let cap = count.min(r.unclaimed() / TAGGED_ENTRY_MIN_SIZE);
     let res = read_entries(r, e, count, cap);
     r.claimed = saved;
-    if cap < count {
-        r.drops += 1;
-    }
     if res.is_ok() {
         e.done(r.position());
     }
@@ -390,7 +414,7 @@ fn read_entries<E: Entries>(
                     },
                     payload_at,
                 )
-                .in_field(field));
+                .in_field(field.name()));
             }
         } else {
             unknown_fields += 1;
@@ -419,14 +443,4 @@ fn read_entries<E: Entries>(
 #[cold]
 pub fn tag_not_valid(r: &Reader<'_>, tag: u32, version: Version) -> DecodeError {
     r.error(DecodeErrorKind::TagNotValidForVersion { tag, version })
-}
-
-/// The error for a declared tagged field sent with its default value (Kafka never writes
-/// one, and it could not be re-encoded byte-exact).
-#[cold]
-pub fn tagged_default(at: usize) -> DecodeError {
-    DecodeError::new(
-        DecodeErrorKind::InvalidValue("tagged field carries its default value"),
-        at,
-    )
 }
