@@ -18,6 +18,10 @@
 //! The latest version of an API that Kafka marks unstable (`latestVersionUnstable`) is
 //! declared and decoded, and left out of what [`ApiKey::usable_versions`] offers unless asked.
 //!
+//! Cargo features choose which APIs are compiled in: one per area (`producer`, `consumer`,
+//! `client`, `admin`, `txn`, `share`, `streams`, `raft`, `cluster`), and `all`, the default.
+//! [`features`] lists every API with its areas and says what happens to the others.
+//!
 //! When the API is not known in advance, [`ApiKey`], [`RequestBody`] / [`ResponseBody`] and
 //! [`RequestFrame`] / [`ResponseFrame`] pick it at run time:
 //!
