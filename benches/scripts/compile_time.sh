@@ -8,7 +8,8 @@
 # With --areas first, it measures the messages crate's cargo features instead: the crate with
 # no area, with each area alone and with `all`, then kafka-protocol 0.18 with `client` alone
 # and with `client,broker,messages_enums`, one clean build each, and prints one table per
-# profile. PROFILES="dev" limits the --areas run to debug builds (default "dev release").
+# profile. PROFILES="dev" limits the --areas run to debug builds (default "dev release"), and
+# AREAS="producer admin" to those areas (default: every area; `none` and `all` always run).
 #
 #     bash benches/scripts/compile_time.sh --areas [scratch dir]
 #
@@ -77,7 +78,8 @@ timed() {
 
 if [ -n "$areas_mode" ]; then
     # Ours: no area, each area alone, all; theirs: client alone, then everything.
-    areas=$(awk '/^# BEGIN features generated/ { on = 1 } on && /^[a-z-]+ = \[/ { print $1 } /^# END generated features/ { on = 0 }' "$root/messages/Cargo.toml" | grep -vx -e default -e all)
+    areas=${AREAS:-}
+    [ -n "$areas" ] || areas=$(awk '/^# BEGIN features generated/ { on = 1 } on && /^[a-z-]+ = \[/ { print $1 } /^# END generated features/ { on = 0 }' "$root/messages/Cargo.toml" | grep -vx -e default -e all)
     for profile in $profiles; do
         name=$([ "$profile" = dev ] && echo debug || echo release)
         rows=()

@@ -145,6 +145,20 @@ mod producer_only {
     const DESCRIBE_GROUPS_V0: &[u8] =
         b"\x00\x00\x00\x11\x00\x0f\x00\x00\x00\x00\x00\x01\xff\xff\x00\x00\x00\x01\x00\x01g";
 
+    /// A user's list over the shipped APIs follows the same features.
+    mod mine {
+        kafka_wire_messages::apis! { use shipped; }
+    }
+
+    #[test]
+    fn a_users_shipped_list_follows_the_features() {
+        assert_eq!(mine::ApiKey::ALL.len(), ApiKey::ALL.len());
+        assert!(mine::ApiKey::Metadata.is_compiled());
+        assert!(!mine::ApiKey::DescribeGroups.is_compiled());
+        let e = mine::RequestFrame::decode(&Bytes::from_static(DESCRIBE_GROUPS_V0)).unwrap_err();
+        assert!(matches!(e.kind(), DecodeErrorKind::ApiNotCompiled { .. }));
+    }
+
     #[test]
     fn producer_apis_decode() {
         let f = RequestFrame::decode(&Bytes::from_static(METADATA_V0)).unwrap();
