@@ -504,7 +504,7 @@ pub fn generate(s: &Struct) -> TokenStream {
         };
         reads.push(quote! {
             let mut #unk = #kw::UnknownTaggedFields::new();
-            #st.get_tags(#r, &mut #unk, #known)?;
+            #st.get_tags(#r, &mut #unk, &mut #known)?;
         });
     }
 

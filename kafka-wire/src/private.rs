@@ -183,15 +183,12 @@ impl St {
 
     /// Reads the tagged section; `known` reads a declared tag (see [`St::get_tagged`]).
     #[inline(always)]
-    pub fn get_tags<F>(
+    pub fn get_tags(
         self,
         r: &mut Reader<'_>,
         unknown: &mut UnknownTaggedFields,
-        known: F,
-    ) -> DecRes<()>
-    where
-        F: FnMut(u32, &mut Reader<'_>) -> Result<Option<TagField>, DecodeError>,
-    {
+        known: &mut KnownTags<'_>,
+    ) -> DecRes<()> {
         if self.flex() {
             read_tagged_section(r, unknown, known)
         } else {

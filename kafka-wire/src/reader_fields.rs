@@ -52,7 +52,7 @@ impl Reader<'_> {
     /// bytes.
     pub fn read_tagged_fields(&mut self) -> Result<UnknownTaggedFields, DecodeError> {
         let mut out = UnknownTaggedFields::new();
-        crate::__private::read_tagged_section(self, &mut out, |_, _| Ok(None))?;
+        crate::__private::read_tagged_section(self, &mut out, &mut |_, _| Ok(None))?;
         Ok(out)
     }
 }
