@@ -71,6 +71,10 @@ pub trait Field: Sized {
     const NESTED_FLEXIBLE: Option<VersionRange> = None;
 
     /// Writes the value.
+    ///
+    /// A write that fails may leave part of the value in `buf`: the encode entry points
+    /// ([`KafkaMessage::encode`](crate::KafkaMessage::encode) and the frame encoders) are
+    /// the ones that are all or nothing.
     fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError>;
 
     /// The exact number of bytes `write` puts.

@@ -357,9 +357,57 @@ pub fn put_frame_size<B: BufMut + ?Sized>(buf: &mut B, size: usize) -> Result<()
     Ok(())
 }
 
+/// Encodes one whole frame into `buf`, all or nothing: a size prefix, then what `contents`
+/// writes (header and body), the prefix filled in once their size is known, so that nothing
+/// is sized before it is written. A `Vec<u8>` is written in place and truncated back on
+/// error; any other buffer gets the frame through [`crate::put_staged`]. The one place typed frames
+/// are assembled, for these functions and for the frames of `kafka_wire_messages`.
+///
+/// A `BufferTooSmall` is reported in the `frame` part, a size above the int32 maximum as
+/// `LengthTooLarge` in the `size` part; `contents` names its own parts (`header`, `body`).
+pub fn put_frame<B: crate::EncodeBuf + ?Sized>(
+    buf: &mut B,
+    contents: impl FnOnce(&mut Vec<u8>) -> Result<(), EncodeError>,
+) -> Result<(), EncodeError> {
+    let res = match buf.as_vec() {
+        Some(out) => {
+            let start = out.len();
+            let res = frame_into(out, contents);
+            if res.is_err() {
+                out.truncate(start);
+            }
+            res
+        }
+        None => crate::put_staged(buf, |out| frame_into(out, contents)),
+    };
+    match res {
+        Err(e) if e.path().is_empty() => Err(e.in_part("frame")),
+        res => res,
+    }
+}
+
+/// Appends a frame to `out`: the prefix, `contents`, then the prefix filled in.
+#[inline]
+fn frame_into(
+    out: &mut Vec<u8>,
+    contents: impl FnOnce(&mut Vec<u8>) -> Result<(), EncodeError>,
+) -> Result<(), EncodeError> {
+    let start = out.len();
+    out.put_i32(0);
+    contents(out)?;
+    let size = out.len().saturating_sub(start + 4);
+    let size32 = i32::try_from(size)
+        .map_err(|_| EncodeError::new(EncodeErrorKind::LengthTooLarge(size)).in_part("size"))?;
+    if let Some(prefix) = out.get_mut(start..start + 4) {
+        prefix.copy_from_slice(&size32.to_be_bytes());
+    }
+    Ok(())
+}
+
 /// Encodes a whole request frame into `buf`: size prefix, header (at the version the API's flexibility
-/// calls for) and body at `header.request_api_version`.
-pub fn encode_request<M: ApiMessage, B: BufMut + ?Sized>(
+/// calls for) and body at `header.request_api_version`. All or nothing, into every buffer
+/// (see [`put_frame`]).
+pub fn encode_request<M: ApiMessage, B: crate::EncodeBuf + ?Sized>(
     buf: &mut B,
     header: &RequestHeader,
     body: &M,
@@ -372,50 +420,28 @@ pub fn encode_request<M: ApiMessage, B: BufMut + ?Sized>(
     }
     let version = header.request_api_version;
     let hv = M::header_version(version);
-    let size = header.encoded_size(hv) + body.encoded_size(version);
-    if crate::is_bounded(buf) {
-        // All or nothing: a body that fails must not leave the prefix and header behind.
-        return crate::put_staged(buf, 4 + size, |v| encode_request(v, header, body)).map_err(
-            |e| {
-                if e.path().is_empty() {
-                    e.in_part("frame")
-                } else {
-                    e
-                }
-            },
-        );
-    }
-    put_frame_size(buf, size)?;
-    header.encode(buf, hv).map_err(|e| e.in_part("header"))?;
-    body.encode(buf, version).map_err(|e| e.in_part("body"))
+    put_frame(buf, |out| {
+        header.encode(out, hv).map_err(|e| e.in_part("header"))?;
+        body.encode(out, version).map_err(|e| e.in_part("body"))
+    })
 }
 
-/// Encodes a whole response frame into `buf`, answering a request at `version`.
+/// Encodes a whole response frame into `buf`, answering a request at `version`. All or
+/// nothing, into every buffer (see [`put_frame`]).
 ///
 /// Every encode and write entry point takes its arguments in one order: destination, header,
 /// version (responses only; a request's is in its header), body.
-pub fn encode_response<M: ApiMessage, B: BufMut + ?Sized>(
+pub fn encode_response<M: ApiMessage, B: crate::EncodeBuf + ?Sized>(
     buf: &mut B,
     header: &ResponseHeader,
     version: Version,
     body: &M,
 ) -> Result<(), EncodeError> {
     let hv = M::header_version(version);
-    let size = header.encoded_size(hv) + body.encoded_size(version);
-    if crate::is_bounded(buf) {
-        // All or nothing, as for requests.
-        return crate::put_staged(buf, 4 + size, |v| encode_response(v, header, version, body))
-            .map_err(|e| {
-                if e.path().is_empty() {
-                    e.in_part("frame")
-                } else {
-                    e
-                }
-            });
-    }
-    put_frame_size(buf, size)?;
-    header.encode(buf, hv).map_err(|e| e.in_part("header"))?;
-    body.encode(buf, version).map_err(|e| e.in_part("body"))
+    put_frame(buf, |out| {
+        header.encode(out, hv).map_err(|e| e.in_part("header"))?;
+        body.encode(out, version).map_err(|e| e.in_part("body"))
+    })
 }
 
 /// The most bytes a frame reader ([`read_frame`], and the tokio codec) sets aside ahead of

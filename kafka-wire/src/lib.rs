@@ -81,8 +81,8 @@ pub use frame::{DecodeOptions, DecodedFrame};
 pub use header::{RequestHeader, ResponseHeader};
 pub use limits::{DecodeLimits, Limit, DEFAULT_MAX_DECOMPRESSED_BATCH};
 pub use message::{
-    check_room, is_bounded, put_staged, request_header_version, response_header_version,
-    ApiMessage, KafkaMessage, Rewind, API_VERSIONS_KEY,
+    check_room, put_staged, request_header_version, response_header_version, ApiMessage, EncodeBuf,
+    KafkaMessage, Rewind, API_VERSIONS_KEY, SCRATCH_KEEP,
 };
 pub use meta::{ApiKind, ApiMeta, DefaultValue, FieldMeta, KafkaType, StructMeta};
 pub use reader::Reader;

@@ -1,5 +1,7 @@
 //! The traits the derive implements, and their entry points.
 
+use core::cell::RefCell;
+
 use bytes::{BufMut, Bytes};
 
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
@@ -20,35 +22,33 @@ pub trait KafkaMessage: Field + Default {
     /// the version is not nullable, a string over 32767 bytes, a length above its prefix's
     /// maximum, unknown tagged fields at a non-flexible version or out of order.
     ///
-    /// Never panics, and a bounded buffer gets all or nothing: the room left in `buf` is
-    /// checked against the exact size first (a fixed `&mut [u8]` or a `Limit` that is too
-    /// small is `BufferTooSmall`, nothing written), then the message is written to a scratch
-    /// vector and copied in only once the whole of it encoded. A growable buffer (`Vec<u8>`,
-    /// `BytesMut`, any `BufMut` reporting room near `usize::MAX`) is written directly, for
-    /// speed, so a failure found while writing leaves the bytes before it there;
-    /// [`encode_append`](Self::encode_append) (for `Vec<u8>` and `BytesMut`) and
-    /// [`encode_to_vec`](Self::encode_to_vec) leave nothing behind.
-    fn encode<B: BufMut + ?Sized>(&self, buf: &mut B, version: Version) -> Result<(), EncodeError> {
-        // A growable buffer (`Vec`, `BytesMut`) reports room near `isize::MAX`: only a bounded
-        // one needs the size pass and the scratch copy.
-        if is_bounded(buf) {
-            return put_staged(buf, self.encoded_size(version), |v| {
-                self.write(v, Cx::new(version))
-            })
-            .map_err(|e| e.in_root(Self::META.name));
+    /// All or nothing, into every buffer, and never a panic: on any error `buf` is exactly as
+    /// it was. A `Vec<u8>` or `BytesMut` is written in place and truncated back on error;
+    /// any other buffer (a `&mut [u8]`, a `Limit`, a `BufMut` of your own, see [`EncodeBuf`])
+    /// gets the message through a per-thread scratch vector, copied in with one `put_slice`
+    /// only once all of it encoded and if it fits (else `BufferTooSmall`, nothing written).
+    fn encode<B: EncodeBuf + ?Sized>(
+        &self,
+        buf: &mut B,
+        version: Version,
+    ) -> Result<(), EncodeError> {
+        if let Some(out) = buf.as_vec() {
+            return write_in_place(self, out, version);
         }
-        // `match`, not `map_err`: a closure is one more function per message and buffer type.
-        match self.write(buf, Cx::new(version)) {
-            Ok(()) => Ok(()),
-            Err(e) => Err(e.in_root(Self::META.name)),
+        if let Some(out) = buf.as_bytes_mut() {
+            return write_in_place(self, out, version);
         }
+        put_staged(buf, |out| write_in_place(self, out, version))
     }
 
     /// Appends the struct at `version` to a growable buffer; on any error the buffer is
-    /// restored to its previous length.
-    fn encode_append<B: Rewind>(&self, buf: &mut B, version: Version) -> Result<(), EncodeError> {
-        let start = buf.written();
-        self.encode(buf, version).inspect_err(|_| buf.rewind(start))
+    /// restored to its previous length (as [`encode`](Self::encode) does for every buffer).
+    fn encode_append<B: Rewind + ?Sized>(
+        &self,
+        buf: &mut B,
+        version: Version,
+    ) -> Result<(), EncodeError> {
+        self.encode(buf, version)
     }
 
     /// The exact number of bytes [`encode`](Self::encode) writes at `version`.
@@ -75,11 +75,13 @@ pub trait KafkaMessage: Field + Default {
         }
     }
 
-    /// Encodes into a new vector of exactly the right capacity.
+    /// Encodes into a new vector of exactly the right capacity (written to a per-thread
+    /// scratch vector, then copied: one allocation, no size pass).
     fn encode_to_vec(&self, version: Version) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::with_capacity(self.encoded_size(version));
-        self.encode(&mut out, version)?;
-        Ok(out)
+        with_scratch(|s| match write_in_place(self, s, version) {
+            Ok(()) => Ok(s.as_slice().to_vec()),
+            Err(e) => Err(e),
+        })
     }
 
     /// Reads the struct at `version` from the reader's position.
@@ -115,10 +117,6 @@ pub trait KafkaMessage: Field + Default {
     }
 }
 
-/// Room above which a buffer is taken to be growable (`Vec` and `BytesMut` report
-/// `isize::MAX` or more less what they hold), and no encoding can be larger.
-pub(crate) const ROOMY: usize = usize::MAX / 4;
-
 /// Fails with `BufferTooSmall` unless `buf` has room for `needed` more bytes: `BufMut`'s
 /// writes panic on a full fixed buffer, so an encode checks first.
 #[inline]
@@ -133,36 +131,164 @@ pub fn check_room<B: BufMut + ?Sized>(buf: &B, needed: usize) -> Result<(), Enco
     Ok(())
 }
 
-/// Whether `buf` is bounded (a fixed slice, a `Limit`), rather than growable like `Vec<u8>`
-/// and `BytesMut`, which report room near `usize::MAX`. Encodes into a bounded buffer are
-/// all or nothing ([`put_staged`]).
+/// Writes `m` at the end of a vector or `BytesMut`, which is truncated back to its length on
+/// error.
 #[inline(always)]
-pub fn is_bounded<B: BufMut + ?Sized>(buf: &B) -> bool {
-    buf.remaining_mut() < ROOMY
+fn write_in_place<M: KafkaMessage, B: Rewind>(
+    m: &M,
+    out: &mut B,
+    version: Version,
+) -> Result<(), EncodeError> {
+    let start = out.written();
+    // `match`, not `map_err`: a closure is one more function per message and buffer type.
+    match m.write(out, Cx::new(version)) {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            out.rewind(start);
+            Err(e.in_root(M::META.name))
+        }
+    }
 }
 
-/// Encodes all or nothing into a bounded buffer: fails with `BufferTooSmall` unless `buf`
-/// has room for `needed` bytes (the exact encoded size), then runs `write` on a scratch
-/// vector and copies its bytes into `buf` only if it succeeded, so an error found while
-/// writing (a string too long in the last element of a nested array, say) leaves `buf`
-/// untouched. Costs one allocation and one copy, on bounded buffers only.
+/// A buffer that messages and frames encode into, all or nothing.
+///
+/// `Vec<u8>` and `BytesMut` are written in place and truncated back on error. Every other
+/// buffer is given the encoded bytes with one `put_slice`, after they were all written to a
+/// per-thread scratch vector and only if it has room for them ([`put_staged`]): a `&mut
+/// [u8]`, bytes' `Limit` and `Chain`, and a `BufMut` of your own once you declare it with
+/// `impl EncodeBuf for MyBuf {}` (the provided methods are that staging). `&mut B` and
+/// `Box<B>` encode as `B` does.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a buffer kafka-wire encodes into",
+    label = "`{Self}` does not implement `kafka_wire::EncodeBuf`",
+    note = "for a `BufMut` of your own, add `impl kafka_wire::EncodeBuf for {Self} {{}}`: encodes into it are then staged in a scratch vector and copied in only when they succeed"
+)]
+pub trait EncodeBuf: BufMut {
+    /// Implementation detail, hidden: the buffer as a `Vec<u8>` to write in place, or `None`
+    /// (the default).
+    #[doc(hidden)]
+    #[inline(always)]
+    fn as_vec(&mut self) -> Option<&mut Vec<u8>> {
+        None
+    }
+
+    /// Implementation detail, hidden: the buffer as a `BytesMut` to write in place, or
+    /// `None` (the default).
+    #[doc(hidden)]
+    #[inline(always)]
+    fn as_bytes_mut(&mut self) -> Option<&mut bytes::BytesMut> {
+        None
+    }
+}
+
+impl EncodeBuf for Vec<u8> {
+    #[inline(always)]
+    fn as_vec(&mut self) -> Option<&mut Vec<u8>> {
+        Some(self)
+    }
+}
+
+impl EncodeBuf for bytes::BytesMut {
+    #[inline(always)]
+    fn as_bytes_mut(&mut self) -> Option<&mut bytes::BytesMut> {
+        Some(self)
+    }
+}
+
+impl EncodeBuf for &mut [u8] {}
+impl EncodeBuf for &mut [core::mem::MaybeUninit<u8>] {}
+impl<T: BufMut> EncodeBuf for bytes::buf::Limit<T> {}
+impl<T: BufMut, U: BufMut> EncodeBuf for bytes::buf::Chain<T, U> {}
+
+impl<T: EncodeBuf + ?Sized> EncodeBuf for &mut T {
+    #[inline(always)]
+    fn as_vec(&mut self) -> Option<&mut Vec<u8>> {
+        (**self).as_vec()
+    }
+    #[inline(always)]
+    fn as_bytes_mut(&mut self) -> Option<&mut bytes::BytesMut> {
+        (**self).as_bytes_mut()
+    }
+}
+
+impl<T: EncodeBuf + ?Sized> EncodeBuf for Box<T> {
+    #[inline(always)]
+    fn as_vec(&mut self) -> Option<&mut Vec<u8>> {
+        (**self).as_vec()
+    }
+    #[inline(always)]
+    fn as_bytes_mut(&mut self) -> Option<&mut bytes::BytesMut> {
+        (**self).as_bytes_mut()
+    }
+}
+
+/// Encodes all or nothing into a buffer that cannot be truncated: runs `write` on a scratch
+/// vector and appends what it wrote to `buf` with one `put_slice`, only if it succeeded and
+/// `buf` has room for all of it (else `BufferTooSmall`, with `needed` the exact size). So an
+/// error found while writing (a string too long in the last element of a nested array, say)
+/// leaves `buf` untouched, whatever its type.
+///
+/// The scratch vector is kept per thread and reused, so a steady stream of encodes
+/// allocates nothing here; the cost is one copy of the encoded bytes. `Vec<u8>` and
+/// `BytesMut` do not need it (see [`EncodeBuf`]).
+#[inline]
 pub fn put_staged<B: BufMut + ?Sized>(
     buf: &mut B,
-    needed: usize,
     write: impl FnOnce(&mut Vec<u8>) -> Result<(), EncodeError>,
 ) -> Result<(), EncodeError> {
-    check_room(buf, needed)?;
-    let mut staged = Vec::with_capacity(needed);
-    write(&mut staged)?;
-    // `needed` is exact, so this holds; checked anyway, as `put_slice` panics when full.
-    check_room(buf, staged.len())?;
-    buf.put_slice(&staged);
-    Ok(())
+    with_scratch(|s| {
+        write(s)?;
+        check_room(buf, s.len())?;
+        buf.put_slice(s);
+        Ok(())
+    })
+}
+
+/// The most capacity a thread keeps in its scratch vector between encodes: a larger message
+/// gets a fresh vector that is freed afterwards, so one huge encode does not hold its memory
+/// for the thread's life.
+pub const SCRATCH_KEEP: usize = 4 << 20;
+
+std::thread_local! {
+    /// The scratch vector of [`with_scratch`]. An encode nested in another one (a user's
+    /// `Field::write` that encodes) finds it borrowed and uses a fresh vector.
+    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` on this thread's scratch vector, emptied (see [`put_staged`]); the vector is kept
+/// for the next call unless its capacity exceeds [`SCRATCH_KEEP`]. When the shared vector is
+/// in use (a nested encode) or thread-local storage is gone (code running in a thread-local
+/// destructor), `f` gets a fresh vector.
+#[inline]
+pub(crate) fn with_scratch<T>(
+    f: impl FnOnce(&mut Vec<u8>) -> Result<T, EncodeError>,
+) -> Result<T, EncodeError> {
+    let mut f = Some(f);
+    let shared = SCRATCH.try_with(|c| {
+        let mut v = c.try_borrow_mut().ok()?;
+        let f = f.take()?;
+        v.clear();
+        let r = f(&mut v);
+        if v.capacity() > SCRATCH_KEEP {
+            *v = Vec::new();
+        }
+        Some(r)
+    });
+    if let Ok(Some(r)) = shared {
+        return r;
+    }
+    match f {
+        Some(f) => f(&mut Vec::new()),
+        // `f` is taken only by a call that returns `Some`, handled above.
+        None => Err(EncodeError::new(EncodeErrorKind::InvalidValue(
+            "scratch vector lost",
+        ))),
+    }
 }
 
 /// A growable buffer that an encode can shorten back to where it started when it fails:
 /// `Vec<u8>` and `BytesMut`.
-pub trait Rewind: BufMut {
+pub trait Rewind: EncodeBuf {
     /// The bytes in the buffer now.
     fn written(&self) -> usize;
     /// Drops every byte after the first `len`.
@@ -170,18 +296,22 @@ pub trait Rewind: BufMut {
 }
 
 impl Rewind for Vec<u8> {
+    #[inline(always)]
     fn written(&self) -> usize {
         self.len()
     }
+    #[inline(always)]
     fn rewind(&mut self, len: usize) {
         self.truncate(len);
     }
 }
 
 impl Rewind for bytes::BytesMut {
+    #[inline(always)]
     fn written(&self) -> usize {
         self.len()
     }
+    #[inline(always)]
     fn rewind(&mut self, len: usize) {
         self.truncate(len);
     }

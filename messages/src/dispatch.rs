@@ -15,8 +15,9 @@ macro_rules! __body_impl {
                 }
             }
 
-            /// Encodes the body (no header, no size prefix) at `version`.
-            pub fn encode<B: $crate::__private::BufMut + ?Sized>(
+            /// Encodes the body (no header, no size prefix) at `version`: all or nothing, into
+            /// every buffer, as [`KafkaMessage::encode`](kafka_wire::KafkaMessage::encode).
+            pub fn encode<B: $crate::__private::kafka_wire::EncodeBuf + ?Sized>(
                 &self,
                 buf: &mut B,
                 version: $crate::__private::Version,
@@ -24,6 +25,16 @@ macro_rules! __body_impl {
                 match self {
                     $( $body::$variant(m) => <$msg as $crate::__private::KafkaMessage>::encode(m, buf, version), )*
                 }
+            }
+
+            /// Appends the body at `version` to a growable buffer, restored to its previous
+            /// length on any error (as [`encode`](Self::encode) does for every buffer).
+            pub fn encode_append<B: $crate::__private::kafka_wire::Rewind + ?Sized>(
+                &self,
+                buf: &mut B,
+                version: $crate::__private::Version,
+            ) -> Result<(), $crate::__private::EncodeError> {
+                self.encode(buf, version)
             }
 
             /// The exact number of bytes [`encode`](Self::encode) writes at `version`.
@@ -516,8 +527,10 @@ macro_rules! __apis_impl {
 
             /// Encodes into a new vector at `version`.
             pub fn to_vec(&self, version: $crate::__private::Version) -> Result<Vec<u8>, $crate::__private::EncodeError> {
-                let mut out = Vec::with_capacity(self.encoded_size(version));
-                self.encode(&mut out, version)?;
+                // Written to the scratch vector, then copied: one allocation of the exact
+                // size, no size pass.
+                let mut out = Vec::new();
+                $crate::__private::kafka_wire::put_staged(&mut out, |s| self.encode(s, version))?;
                 Ok(out)
             }
 
@@ -537,8 +550,10 @@ macro_rules! __apis_impl {
 
             /// Encodes into a new vector at `version`.
             pub fn to_vec(&self, version: $crate::__private::Version) -> Result<Vec<u8>, $crate::__private::EncodeError> {
-                let mut out = Vec::with_capacity(self.encoded_size(version));
-                self.encode(&mut out, version)?;
+                // Written to the scratch vector, then copied: one allocation of the exact
+                // size, no size pass.
+                let mut out = Vec::new();
+                $crate::__private::kafka_wire::put_staged(&mut out, |s| self.encode(s, version))?;
                 Ok(out)
             }
 
@@ -681,9 +696,9 @@ macro_rules! __apis_impl {
             /// Encodes the whole frame: size prefix, header (at the version the API calls for), body.
             ///
             /// Fails if `header.request_api_key` is not the body's API, or where the body's encode
-            /// fails. Into a bounded buffer it is all or nothing, as
+            /// fails. All or nothing, into every buffer, as
             /// [`KafkaMessage::encode`](kafka_wire::KafkaMessage::encode) is.
-            pub fn encode<B: $crate::__private::BufMut + ?Sized>(&self, buf: &mut B) -> Result<(), $crate::__private::EncodeError> {
+            pub fn encode<B: $crate::__private::kafka_wire::EncodeBuf + ?Sized>(&self, buf: &mut B) -> Result<(), $crate::__private::EncodeError> {
                 let api = self.api_key();
                 if self.header.request_api_key != api.key() {
                     return Err($crate::__private::EncodeError::new($crate::__private::EncodeErrorKind::InvalidValue(
@@ -694,24 +709,19 @@ macro_rules! __apis_impl {
                 }
                 let v = self.version();
                 let hv = api.request_header_version(v);
-                if $crate::__private::kafka_wire::is_bounded(buf) {
-                    // All or nothing: a body that fails must not leave the prefix and header behind.
-                    return $crate::__private::kafka_wire::put_staged(buf, self.encoded_size(), |out| self.encode(out))
-                        .map_err(|e| if e.path().is_empty() { e.in_part("frame") } else { e });
-                }
-                $crate::__private::frame::put_frame_size(
-                    buf,
-                    $crate::__private::KafkaMessage::encoded_size(&self.header, hv) + self.body.encoded_size(v),
-                )?;
-                $crate::__private::KafkaMessage::encode(&self.header, buf, hv)
-                    .map_err(|e| e.in_part("header"))?;
-                self.body.encode(buf, v).map_err(|e| e.in_part("body"))
+                $crate::__private::frame::put_frame(buf, |out| {
+                    $crate::__private::KafkaMessage::encode(&self.header, out, hv)
+                        .map_err(|e| e.in_part("header"))?;
+                    self.body.encode(out, v).map_err(|e| e.in_part("body"))
+                })
             }
 
             /// Encodes the whole frame into a new vector.
             pub fn to_vec(&self) -> Result<Vec<u8>, $crate::__private::EncodeError> {
-                let mut out = Vec::with_capacity(self.encoded_size());
-                self.encode(&mut out)?;
+                // Written to the scratch vector, then copied: one allocation of the exact
+                // size, no size pass.
+                let mut out = Vec::new();
+                $crate::__private::kafka_wire::put_staged(&mut out, |s| self.encode(s))?;
                 Ok(out)
             }
 
@@ -858,10 +868,10 @@ macro_rules! __apis_impl {
             /// Encodes the whole frame: size prefix, header (v0 or v1 as the API and version call
             /// for), body at `version`.
             ///
-            /// Fails if `api_key` is not the body's API, or where the body's encode fails. Into a
-            /// bounded buffer it is all or nothing, as
+            /// Fails if `api_key` is not the body's API, or where the body's encode fails. All or nothing,
+            /// into every buffer, as
             /// [`KafkaMessage::encode`](kafka_wire::KafkaMessage::encode) is.
-            pub fn encode<B: $crate::__private::BufMut + ?Sized>(&self, buf: &mut B) -> Result<(), $crate::__private::EncodeError> {
+            pub fn encode<B: $crate::__private::kafka_wire::EncodeBuf + ?Sized>(&self, buf: &mut B) -> Result<(), $crate::__private::EncodeError> {
                 if self.body.api_key() != self.api_key {
                     return Err($crate::__private::EncodeError::new($crate::__private::EncodeErrorKind::InvalidValue(
                         "api_key does not match the body's API",
@@ -869,26 +879,19 @@ macro_rules! __apis_impl {
                     .in_field("api_key"));
                 }
                 let hv = self.api_key.response_header_version(self.version);
-                if $crate::__private::kafka_wire::is_bounded(buf) {
-                    // All or nothing, as for requests.
-                    return $crate::__private::kafka_wire::put_staged(buf, self.encoded_size(), |out| self.encode(out))
-                        .map_err(|e| if e.path().is_empty() { e.in_part("frame") } else { e });
-                }
-                $crate::__private::frame::put_frame_size(
-                    buf,
-                    $crate::__private::KafkaMessage::encoded_size(&self.header, hv) + self.body.encoded_size(self.version),
-                )?;
-                $crate::__private::KafkaMessage::encode(&self.header, buf, hv)
-                    .map_err(|e| e.in_part("header"))?;
-                self.body
-                    .encode(buf, self.version)
-                    .map_err(|e| e.in_part("body"))
+                $crate::__private::frame::put_frame(buf, |out| {
+                    $crate::__private::KafkaMessage::encode(&self.header, out, hv)
+                        .map_err(|e| e.in_part("header"))?;
+                    self.body.encode(out, self.version).map_err(|e| e.in_part("body"))
+                })
             }
 
             /// Encodes the whole frame into a new vector.
             pub fn to_vec(&self) -> Result<Vec<u8>, $crate::__private::EncodeError> {
-                let mut out = Vec::with_capacity(self.encoded_size());
-                self.encode(&mut out)?;
+                // Written to the scratch vector, then copied: one allocation of the exact
+                // size, no size pass.
+                let mut out = Vec::new();
+                $crate::__private::kafka_wire::put_staged(&mut out, |s| self.encode(s))?;
                 Ok(out)
             }
 

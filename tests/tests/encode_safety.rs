@@ -1,10 +1,13 @@
-//! Encoding never panics and never leaves part of a message behind: the room in a bounded
-//! buffer is checked against the exact size first, a growable buffer is restored on error,
-//! and every length is checked against the maximum of its prefix.
+//! Encoding never panics and never leaves part of a message behind, into any buffer: a
+//! bounded one too small for the message is an error with nothing written, a growable one
+//! (`Vec<u8>`, `BytesMut`, a `BufMut` of the caller's own) is as it was after any error, and
+//! every length is checked against the maximum of its prefix.
 
 use bytes::{BufMut, Bytes, BytesMut};
 use kafka_wire::frame;
-use kafka_wire::{EncodeErrorKind, KafkaMessage, RequestHeader, Str, UnknownTaggedFields};
+use kafka_wire::{
+    EncodeBuf, EncodeError, EncodeErrorKind, KafkaMessage, RequestHeader, Str, UnknownTaggedFields,
+};
 use kafka_wire_messages::*;
 
 fn request() -> TxnOffsetCommitRequest {
@@ -286,4 +289,314 @@ fn generic_frame_encoders_write_nothing_on_failure() {
     let mut v = Vec::new();
     frame::encode_request(&mut v, &header, &ok).unwrap();
     assert_eq!(limited.get_ref()[..], v[..]);
+}
+
+// ---- no partial output into a growable buffer ---------------------------------------------
+
+/// A message whose encode fails after many bytes would have been written, with the error it
+/// must give and where.
+struct Late {
+    what: &'static str,
+    body: Body,
+    version: i16,
+    kind: EncodeErrorKind,
+    /// The path from the message's root.
+    path: &'static str,
+}
+
+// A handful of values built once per test: their size does not matter.
+#[allow(clippy::large_enum_variant)]
+enum Body {
+    Req(RequestBody),
+    Resp(ResponseBody),
+}
+
+/// One case per way an encode can fail, each in a nested struct (or a field) after bytes of
+/// the message were already written: a string over 32767 bytes, null where the version is
+/// not nullable, a non-default value in a non-ignorable field the version lacks, an unknown
+/// tag reusing a declared one, unknown tags out of order or at a non-flexible version, and an
+/// unknown tagged payload over the int32 maximum. The kinds and paths follow Java's generated
+/// writers (`MessageDataGenerator`: the 32767 limit, `UnsupportedVersionException` for the
+/// absent field and null), not this crate's output.
+fn late_failures() -> Vec<Late> {
+    let topics = |n: usize| {
+        vec![
+            TxnOffsetCommitRequestTopic {
+                name: "topic".into(),
+                partitions: vec![
+                    TxnOffsetCommitRequestPartition {
+                        partition_index: 1,
+                        committed_offset: 99,
+                        committed_metadata: Some("m".into()),
+                        ..Default::default()
+                    };
+                    3
+                ],
+                ..Default::default()
+            };
+            n
+        ]
+    };
+    let txn = |topics| TxnOffsetCommitRequest {
+        transactional_id: "txn".into(),
+        group_id: "group".into(),
+        producer_id: 5,
+        topics,
+        ..Default::default()
+    };
+    let mut long = txn(topics(3));
+    long.topics[2].partitions[2].committed_metadata = Some(Str::from("x".repeat(0x8000)));
+    // Metadata v11 has no null topic names (nullable from v12).
+    let metadata = MetadataResponse {
+        brokers: vec![MetadataResponseBroker {
+            node_id: 1,
+            host: "broker-1".into(),
+            port: 9092,
+            ..Default::default()
+        }],
+        topics: vec![
+            MetadataResponseTopic {
+                name: Some("a".into()),
+                ..Default::default()
+            },
+            MetadataResponseTopic {
+                name: None,
+                ..Default::default()
+            },
+        ],
+        ..Default::default()
+    };
+    // GenerationId is not ignorable and TxnOffsetCommit v2 has none: only its default, -1,
+    // can be left out.
+    let absent = TxnOffsetCommitRequest {
+        generation_id_or_member_epoch: 5,
+        ..txn(topics(1))
+    };
+    let mut fetch = FetchResponse {
+        responses: vec![
+            FetchableTopicResponse {
+                topic: "t".into(),
+                partitions: vec![Default::default(); 2],
+                ..Default::default()
+            };
+            2
+        ],
+        ..Default::default()
+    };
+    // Tag 1 of a Fetch v12 partition is the declared `current_leader`.
+    fetch.responses[1].partitions[1]
+        .unknown_tagged_fields
+        .push(1, Bytes::from_static(b"x"));
+    let mut unordered = txn(topics(2));
+    let tags = &mut unordered.topics[1].partitions[2].unknown_tagged_fields;
+    tags.push(5, Bytes::from_static(b"a"));
+    tags.push(4, Bytes::from_static(b"b"));
+    let mut classic = txn(topics(2));
+    classic.topics[1]
+        .unknown_tagged_fields
+        .push(0, Bytes::from_static(b"a"));
+    // A zeroed allocation that is never written to: its pages are never touched.
+    let mut huge = txn(topics(2));
+    huge.topics[1]
+        .unknown_tagged_fields
+        .push(9, Bytes::from(vec![0u8; i32::MAX as usize + 1]));
+    vec![
+        Late {
+            what: "string over 32767 bytes",
+            body: Body::Req(long.into()),
+            version: 3,
+            kind: EncodeErrorKind::StringTooLong(0x8000),
+            path: "TxnOffsetCommitRequest.topics[2].partitions[2].committed_metadata",
+        },
+        Late {
+            what: "null where the version is not nullable",
+            body: Body::Resp(metadata.into()),
+            version: 11,
+            kind: EncodeErrorKind::NullNotAllowed { version: 11 },
+            path: "MetadataResponse.topics[1].name",
+        },
+        Late {
+            what: "non-default value in a field the version lacks",
+            body: Body::Req(absent.into()),
+            version: 2,
+            kind: EncodeErrorKind::NonDefaultAbsentField { version: 2 },
+            path: "TxnOffsetCommitRequest.generation_id_or_member_epoch",
+        },
+        Late {
+            what: "unknown tag colliding with a declared one",
+            body: Body::Resp(fetch.into()),
+            version: 12,
+            kind: EncodeErrorKind::RawTagCollides(1),
+            path: "FetchResponse.responses[1].partitions[1].unknown_tagged_fields",
+        },
+        Late {
+            what: "unknown tags out of order",
+            body: Body::Req(unordered.into()),
+            version: 3,
+            kind: EncodeErrorKind::UnorderedRawTag {
+                tag: 4,
+                previous: 5,
+            },
+            path: "TxnOffsetCommitRequest.topics[1].partitions[2].unknown_tagged_fields",
+        },
+        Late {
+            what: "unknown tags at a non-flexible version",
+            body: Body::Req(classic.into()),
+            version: 2,
+            kind: EncodeErrorKind::TaggedFieldsNotSupported { version: 2 },
+            path: "TxnOffsetCommitRequest.topics[1].unknown_tagged_fields",
+        },
+        Late {
+            what: "unknown tagged payload over the int32 maximum",
+            body: Body::Req(huge.into()),
+            version: 3,
+            kind: EncodeErrorKind::LengthTooLarge(i32::MAX as usize + 1),
+            path: "TxnOffsetCommitRequest.topics[1].unknown_tagged_fields",
+        },
+    ]
+}
+
+/// Calls `$f` with the typed message inside a body (the variants `late_failures` uses).
+macro_rules! typed {
+    ($body:expr, |$m:ident| $f:expr) => {
+        match $body {
+            Body::Req(RequestBody::TxnOffsetCommit($m)) => $f,
+            Body::Resp(ResponseBody::Metadata($m)) => $f,
+            Body::Resp(ResponseBody::Fetch($m)) => $f,
+            _ => unreachable!("a variant late_failures does not use"),
+        }
+    };
+}
+
+impl Body {
+    /// Every encode entry point into `buf`, each with the path prefix its errors carry.
+    fn encode_all<B: EncodeBuf>(&self, buf: &mut B, v: i16) -> Vec<(&'static str, EncodeError)> {
+        let mut errs = Vec::new();
+        let mut push = |entry, r: Result<(), EncodeError>| {
+            errs.push((entry, r.expect_err("the encode succeeded")));
+        };
+        push("", typed!(self, |m| m.encode(&mut *buf, v)));
+        match self {
+            Body::Req(b) => {
+                push("", b.encode(&mut *buf, v));
+                let f = RequestFrame::new(7, Some("client".into()), v, b.clone());
+                push("body.", f.encode(&mut *buf));
+                let h = RequestHeader::new(b.api_key().key(), v, 7, Some("client".into()));
+                push(
+                    "body.",
+                    typed!(self, |m| frame::encode_request(&mut *buf, &h, m)),
+                );
+            }
+            Body::Resp(b) => {
+                push("", b.encode(&mut *buf, v));
+                push(
+                    "body.",
+                    ResponseFrame::new(7, v, b.clone()).encode(&mut *buf),
+                );
+                let h = kafka_wire::ResponseHeader::new(7);
+                push(
+                    "body.",
+                    typed!(self, |m| frame::encode_response(&mut *buf, &h, v, m)),
+                );
+            }
+        }
+        errs
+    }
+}
+
+/// A growable buffer of the caller's own that nothing can shorten: bytes' `Chain` of a
+/// four-byte slice and a vector, neither a `Vec` nor a `BytesMut`, reporting room near
+/// `usize::MAX` as any growable `BufMut` does. (A `BufMut` written from scratch needs
+/// `unsafe impl`; this one needs none, and the runtime declares it an `EncodeBuf`.)
+type Own<'a> = bytes::buf::Chain<&'a mut [u8], Vec<u8>>;
+
+/// On any error, nothing is written, into any buffer: a `Vec<u8>`, a `BytesMut` and a
+/// growable `BufMut` of the caller's own, through every encode entry point (message, body,
+/// both frame encoders), each holding bytes before the call that must be left as they were;
+/// the error names the same kind and path as the message's own encode.
+#[test]
+fn a_failure_deep_inside_writes_nothing_into_a_growable_buffer() {
+    for case in late_failures() {
+        let (what, v) = (case.what, case.version);
+        let check = |errs: Vec<(&str, EncodeError)>, buffer: &str| {
+            assert_eq!(errs.len(), 4, "{what}");
+            for (prefix, e) in errs {
+                assert_eq!(e.kind(), &case.kind, "{what} into {buffer}");
+                assert_eq!(
+                    e.path().to_string(),
+                    format!("{prefix}{}", case.path),
+                    "{what} into {buffer}"
+                );
+            }
+        };
+
+        let mut vec = b"kept".to_vec();
+        check(case.body.encode_all(&mut vec, v), "Vec<u8>");
+        assert_eq!(vec, b"kept", "{what}: a Vec<u8> was written to");
+
+        let mut bytes = BytesMut::from(&b"kept"[..]);
+        check(case.body.encode_all(&mut bytes, v), "BytesMut");
+        assert_eq!(&bytes[..], b"kept", "{what}: a BytesMut was written to");
+
+        let mut head = *b"head";
+        let mut own: Own<'_> = (&mut head[..]).chain_mut(b"kept".to_vec());
+        assert!(own.remaining_mut() > usize::MAX / 4, "growable");
+        check(case.body.encode_all(&mut own, v), "a BufMut of its own");
+        let (first, second) = own.into_inner();
+        assert_eq!(first.len(), 4, "{what}: the slice advanced");
+        assert_eq!(second, b"kept", "{what}: the vector was written to");
+        assert_eq!(head, *b"head", "{what}: the slice was written to");
+
+        // `encode_append`, typed and through the body enums.
+        let mut vec = b"kept".to_vec();
+        let mut bytes = BytesMut::from(&b"kept"[..]);
+        let errs = [
+            typed!(&case.body, |m| m.encode_append(&mut vec, v)),
+            typed!(&case.body, |m| m.encode_append(&mut bytes, v)),
+            match &case.body {
+                Body::Req(b) => b.encode_append(&mut vec, v),
+                Body::Resp(b) => b.encode_append(&mut vec, v),
+            },
+        ];
+        for e in errs {
+            let e = e.expect_err("the append succeeded");
+            assert_eq!(e.kind(), &case.kind, "{what}");
+            assert_eq!(e.path().to_string(), case.path, "{what}");
+        }
+        assert_eq!(vec, b"kept", "{what}");
+        assert_eq!(&bytes[..], b"kept", "{what}");
+    }
+}
+
+/// The same entry points, on the same messages made valid, write exactly the message's
+/// bytes after what the buffer held, into every kind of buffer.
+#[test]
+fn a_success_appends_the_same_bytes_into_every_buffer() {
+    let m = TxnOffsetCommitRequest {
+        transactional_id: "txn".into(),
+        group_id: "group".into(),
+        topics: vec![TxnOffsetCommitRequestTopic {
+            name: "topic".into(),
+            partitions: vec![Default::default(); 2],
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    for v in 0..=6 {
+        let expected = m.encode_to_vec(v).unwrap();
+        assert_eq!(expected.len(), m.encoded_size(v));
+        let mut vec = b"kept".to_vec();
+        m.encode(&mut vec, v).unwrap();
+        m.encode_append(&mut vec, v).unwrap();
+        assert_eq!(vec, [&b"kept"[..], &expected, &expected].concat());
+        let mut bytes = BytesMut::from(&b"kept"[..]);
+        m.encode(&mut bytes, v).unwrap();
+        m.encode_append(&mut bytes, v).unwrap();
+        assert_eq!(&bytes[..], [&b"kept"[..], &expected, &expected].concat());
+        let mut head = [0u8; 4];
+        let mut own: Own<'_> = (&mut head[..]).chain_mut(Vec::new());
+        m.encode(&mut own, v).unwrap();
+        let (_, rest) = own.into_inner();
+        assert_eq!([&head[..], &rest].concat(), expected);
+    }
 }
