@@ -360,8 +360,8 @@ pub fn put_frame_size<B: BufMut + ?Sized>(buf: &mut B, size: usize) -> Result<()
 /// Encodes one whole frame into `buf`, all or nothing: a size prefix, then what `contents`
 /// writes (header and body), the prefix filled in once their size is known, so that nothing
 /// is sized before it is written. A `Vec<u8>` is written in place and truncated back on
-/// error; any other buffer gets the frame through [`crate::put_staged`]. The one place typed frames
-/// are assembled, for these functions and for the frames of `kafka_wire_messages`.
+/// error; any other buffer gets the frame through [`crate::put_staged`]. The one place typed
+/// frames are assembled, for these functions and for the frames of `kafka_wire_messages`.
 ///
 /// A `BufferTooSmall` is reported in the `frame` part, a size above the int32 maximum as
 /// `LengthTooLarge` in the `size` part; `contents` names its own parts (`header`, `body`).
