@@ -871,21 +871,14 @@ impl<T: Field> NullableField for Vec<T> {
             return Ok(Some(v));
         }
         let ecx = cx.element();
-        let min = T::min_size(ecx);
-        if min == 0 {
-            // Elements that may take no bytes claim none; Kafka's own check (no more
-            // elements than bytes left, in `read_prefix`) is the bound.
-            let mut out = Vec::with_capacity(n);
-            for i in 0..n {
-                push(&mut out, T::read(r, ecx).map_err(|e| e.at_index(i))?);
-            }
-            return Ok(Some(out));
+        match read_elements(r, ecx, n, T::min_size(ecx)) {
+            Ok(v) => Ok(Some(v)),
+            Err(e) => Err(e),
         }
-        read_elements(r, ecx, n, min).map(Some)
     }
 }
 
-/// Reads `n` elements of at least `min` (> 0) bytes each.
+/// Reads `n` elements of at least `min` bytes each.
 ///
 /// The count is believed only as far as the input could hold that many elements at their
 /// smallest, after the bytes the enclosing arrays' later elements need at theirs
@@ -895,7 +888,9 @@ impl<T: Field> NullableField for Vec<T> {
 /// enclosing arrays' later ones need more bytes than remain, so one of them will fail. The
 /// elements past `cap` are still read, so that the error is the one a plain reading finds
 /// (the field that ran out, at its offset), but they are dropped, and they claim every byte
-/// left, so that nothing nested in them reserves memory either.
+/// left, so that nothing nested in them reserves memory either. Elements that may take no
+/// bytes (`min` 0) claim none and are all kept; Kafka's own check (no more elements than
+/// bytes left, in `read_prefix`) is their bound.
 #[inline]
 fn read_elements<T: Field>(
     r: &mut Reader<'_>,
@@ -904,7 +899,10 @@ fn read_elements<T: Field>(
     min: usize,
 ) -> Result<Vec<T>, DecodeError> {
     let saved = r.claimed;
-    let cap = n.min(r.unclaimed() / min);
+    let cap = match r.unclaimed().checked_div(min) {
+        Some(fit) => n.min(fit),
+        None => n,
+    };
     let mut out = Vec::with_capacity(cap);
     // Before element `i`, the elements after it are spoken for.
     let mut claimed = saved.saturating_add(min.saturating_mul(n));
@@ -923,32 +921,45 @@ fn read_elements<T: Field>(
         }
     }
     if cap < n {
-        read_dropped::<T>(r, ecx, cap, n, saved)?;
+        read_dropped(r, ecx, cap, n, saved, read_discard::<T>)?;
     }
     r.claimed = saved;
     Ok(out)
 }
 
 /// The elements `cap..n` of an array whose count cannot decode: read for the error a plain
-/// reading finds, not kept, claiming every byte left (see [`read_elements`]).
+/// reading finds, not kept, claiming every byte left (see [`read_elements`]). Not generic:
+/// the element is read through `read` ([`read_discard`]), so this loop is compiled once,
+/// not once per element type, and no element's `read` is inlined into it.
 #[cold]
 #[inline(never)]
-fn read_dropped<T: Field>(
+fn read_dropped(
     r: &mut Reader<'_>,
     ecx: Cx,
     cap: usize,
     n: usize,
     saved: usize,
+    read: fn(&mut Reader<'_>, Cx) -> Result<(), DecodeError>,
 ) -> Result<(), DecodeError> {
     for i in cap..n {
         r.claimed = usize::MAX;
-        if let Err(e) = T::read(r, ecx) {
+        if let Err(e) = read(r, ecx) {
             r.claimed = saved;
             return Err(e.at_index(i));
         }
     }
     r.claimed = saved;
     Ok(())
+}
+
+/// Reads one element of `T` and drops it: the only per-type part of [`read_dropped`].
+#[cold]
+#[inline(never)]
+fn read_discard<T: Field>(r: &mut Reader<'_>, cx: Cx) -> Result<(), DecodeError> {
+    match T::read(r, cx) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(e),
+    }
 }
 
 #[cfg(test)]
