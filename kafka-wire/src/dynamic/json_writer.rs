@@ -283,6 +283,32 @@ fn at_index(e: WriteJsonError, i: usize) -> WriteJsonError {
     }
 }
 
+/// Skips the payload of a declared tag, checked against the version it is tagged in: the index
+/// of its field and where the payload starts, or `None` for a tag the struct does not declare
+/// (the caller keeps it as unknown). Both tagged-section handlers below read declared tags so.
+fn skip_declared(
+    meta: &'static StructMeta,
+    v: Version,
+    tag: u32,
+    r: &mut Reader<'_>,
+) -> Result<Option<(usize, usize)>, DecodeError> {
+    let Some((i, f)) = meta
+        .fields
+        .iter()
+        .enumerate()
+        .find(|(_, f)| f.tag == Some(tag))
+    else {
+        return Ok(None);
+    };
+    if !f.tagged.contains(v) {
+        return Err(crate::rules::tagged::tag_not_valid(r, tag, v).in_field(f.rust_name));
+    }
+    let at = r.position();
+    let tcx = tagged_cx(v, f.nullable.contains(v));
+    skip(r, &f.ty, tcx).map_err(|e| e.in_field(f.rust_name))?;
+    Ok(Some((i, at)))
+}
+
 /// Finds the payloads of declared tags.
 struct Locate {
     meta: &'static StructMeta,
@@ -292,21 +318,10 @@ struct Locate {
 
 impl Entries for Locate {
     fn known(&mut self, tag: u32, r: &mut Reader<'_>) -> Result<Option<TagField>, DecodeError> {
-        let Some((i, f)) = self
-            .meta
-            .fields
-            .iter()
-            .enumerate()
-            .find(|(_, f)| f.tag == Some(tag))
-        else {
+        let Some((i, at)) = skip_declared(self.meta, self.v, tag, r)? else {
             return Ok(None);
         };
-        if !f.tagged.contains(self.v) {
-            return Err(crate::rules::tagged::tag_not_valid(r, tag, self.v).in_field(f.rust_name));
-        }
-        self.found.push((i, r.position()));
-        let tcx = tagged_cx(self.v, f.nullable.contains(self.v));
-        skip(r, &f.ty, tcx).map_err(|e| e.in_field(f.rust_name))?;
+        self.found.push((i, at));
         Ok(Some(TagField::new(self.meta, i)))
     }
 
@@ -327,21 +342,7 @@ struct UnknownOut<'w> {
 
 impl Entries for UnknownOut<'_> {
     fn known(&mut self, tag: u32, r: &mut Reader<'_>) -> Result<Option<TagField>, DecodeError> {
-        let Some((i, f)) = self
-            .meta
-            .fields
-            .iter()
-            .enumerate()
-            .find(|(_, f)| f.tag == Some(tag))
-        else {
-            return Ok(None);
-        };
-        if !f.tagged.contains(self.v) {
-            return Err(crate::rules::tagged::tag_not_valid(r, tag, self.v).in_field(f.rust_name));
-        }
-        let tcx = tagged_cx(self.v, f.nullable.contains(self.v));
-        skip(r, &f.ty, tcx).map_err(|e| e.in_field(f.rust_name))?;
-        Ok(Some(TagField::new(self.meta, i)))
+        Ok(skip_declared(self.meta, self.v, tag, r)?.map(|(i, _)| TagField::new(self.meta, i)))
     }
 
     fn unknown(&mut self, tag: u32, data: Bytes, keep: bool, _reserve: usize) {
