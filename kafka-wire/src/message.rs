@@ -200,27 +200,24 @@ impl EncodeBuf for &mut [core::mem::MaybeUninit<u8>] {}
 impl<T: BufMut> EncodeBuf for bytes::buf::Limit<T> {}
 impl<T: BufMut, U: BufMut> EncodeBuf for bytes::buf::Chain<T, U> {}
 
-impl<T: EncodeBuf + ?Sized> EncodeBuf for &mut T {
-    #[inline(always)]
-    fn as_vec(&mut self) -> Option<&mut Vec<u8>> {
-        (**self).as_vec()
-    }
-    #[inline(always)]
-    fn as_bytes_mut(&mut self) -> Option<&mut bytes::BytesMut> {
-        (**self).as_bytes_mut()
-    }
+/// `EncodeBuf` for pointers to one: they encode as what they point to (in place when that is
+/// a `Vec<u8>` or `BytesMut`), as `bytes` forwards `BufMut` through the same pointers.
+macro_rules! forward_encode_buf {
+    ($($ptr:ty),*) => {$(
+        impl<T: EncodeBuf + ?Sized> EncodeBuf for $ptr {
+            #[inline(always)]
+            fn as_vec(&mut self) -> Option<&mut Vec<u8>> {
+                (**self).as_vec()
+            }
+            #[inline(always)]
+            fn as_bytes_mut(&mut self) -> Option<&mut bytes::BytesMut> {
+                (**self).as_bytes_mut()
+            }
+        }
+    )*};
 }
 
-impl<T: EncodeBuf + ?Sized> EncodeBuf for Box<T> {
-    #[inline(always)]
-    fn as_vec(&mut self) -> Option<&mut Vec<u8>> {
-        (**self).as_vec()
-    }
-    #[inline(always)]
-    fn as_bytes_mut(&mut self) -> Option<&mut bytes::BytesMut> {
-        (**self).as_bytes_mut()
-    }
-}
+forward_encode_buf!(&mut T, Box<T>);
 
 /// Encodes all or nothing into a buffer that cannot be truncated: runs `write` on a scratch
 /// vector and appends what it wrote to `buf` with one `put_slice`, only if it succeeded and
