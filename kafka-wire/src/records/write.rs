@@ -518,7 +518,10 @@ struct Pen<'a> {
 impl Pen<'_> {
     #[inline(always)]
     fn byte(&mut self, b: u8) {
-        // The mask keeps the index in bounds without a check; `n` stays below BLOCK anyway.
+        // The mask keeps the index in bounds without a check; `n` stays below BLOCK anyway
+        // (see FLUSH_AT). A wrap would overwrite earlier bytes silently, so tests, which
+        // build unoptimised, check the invariant.
+        debug_assert!(self.n < BLOCK, "record block overrun: {}", self.n);
         self.buf[self.n & (BLOCK - 1)] = b;
         self.n += 1;
     }
@@ -536,6 +539,9 @@ impl Pen<'_> {
     /// way `memcpy` copies short sizes, without the call).
     #[inline(always)]
     fn small(&mut self, b: &[u8]) {
+        // Callers pass at most SMALL bytes into a block below BLOCK; either broken would drop
+        // bytes silently below, so tests check both.
+        debug_assert!(b.len() <= SMALL && self.n < BLOCK, "record block overrun");
         let at = self.n & (BLOCK - 1);
         let Some(dst) = self.buf.get_mut(at..at + SMALL) else {
             return;
