@@ -55,16 +55,19 @@ fn live() -> isize {
 /// A Produce v3 request carrying one opaque record set of `len` bytes: the message is a
 /// little longer than `len`.
 fn produce(len: usize) -> ProduceRequest {
-    let mut p = PartitionProduceData::default();
-    p.records = Some(Records::from(vec![7u8; len]));
-    let mut t = TopicProduceData::default();
-    t.name = "t".into();
-    t.partition_data.push(p);
-    let mut m = ProduceRequest::default();
-    m.acks = -1;
-    m.timeout_ms = 30_000;
-    m.topic_data.push(t);
-    m
+    ProduceRequest {
+        acks: -1,
+        timeout_ms: 30_000,
+        topic_data: vec![TopicProduceData {
+            name: "t".into(),
+            partition_data: vec![PartitionProduceData {
+                records: Some(Records::from(vec![7u8; len])),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
 }
 
 #[test]
