@@ -25,7 +25,7 @@ use bytes::{BufMut, Bytes};
 
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::field::{put_array_prefix, read_array_prefix, Cx, Field};
-use crate::frame::{peek_request, put_frame_size, DecodeOptions, DecodedFrame};
+use crate::frame::{peek_request, DecodeOptions, DecodedFrame};
 use crate::header::{RequestHeader, ResponseHeader};
 use crate::message::{request_header_version, response_header_version, KafkaMessage};
 use crate::meta::{ApiKind, DefaultValue, FieldMeta, KafkaType, StructMeta};
@@ -1323,24 +1323,69 @@ fn decode_frame_inner(
     Ok((f, body_at, trailing))
 }
 
-/// Encodes a whole frame: size prefix, header at the version the API calls for, and body at
-/// `frame.api_version`.
+/// Encodes a whole frame into a new vector: size prefix, header at the version the API calls
+/// for, and body at `frame.api_version` (see [`encode_frame_into`]).
 pub fn encode_frame(frame: &Frame) -> Result<Vec<u8>, EncodeError> {
+    let mut out = Vec::new();
+    encode_frame_into(&mut out, frame)?;
+    Ok(out)
+}
+
+/// Encodes a whole frame into `buf`: size prefix, header at the version the API calls for,
+/// and body at `frame.api_version`.
+///
+/// The frame is assembled by [`frame::put_frame`](crate::frame::put_frame), as the typed
+/// frames are, so both codecs give the same bytes and the same errors, and the write is all
+/// or nothing into every buffer: on any error (a value the version cannot carry, a buffer
+/// too small) `buf` is exactly as it was. A request's header must name the frame's API key
+/// and version, as a typed frame's must name its body's API.
+pub fn encode_frame_into<B: crate::EncodeBuf + ?Sized>(
+    buf: &mut B,
+    frame: &Frame,
+) -> Result<(), EncodeError> {
+    if frame.kind == ApiKind::Request {
+        check_header_field(
+            &frame.header,
+            "request_api_key",
+            frame.api_key,
+            "request_api_key does not match the body's API",
+        )?;
+        check_header_field(
+            &frame.header,
+            "request_api_version",
+            frame.api_version,
+            "request_api_version does not match the body's version",
+        )?;
+    }
     let hv = header_version(
         frame.body.meta,
         frame.kind,
         frame.api_key,
         frame.api_version,
     );
-    let header = encode(&frame.header, hv).map_err(|e| e.in_part("header"))?;
-    let body = encode(&frame.body, frame.api_version).map_err(|e| e.in_part("body"))?;
-    let size = header.len() + body.len();
-    let mut out = Vec::with_capacity(4 + size);
-    // The frame module's prefix writer, as the typed frames use: the same check and error.
-    put_frame_size(&mut out, size)?;
-    out.extend_from_slice(&header);
-    out.extend_from_slice(&body);
-    Ok(out)
+    crate::frame::put_frame(buf, |out| {
+        encode_into(&frame.header, hv, out)
+            .map_err(|e| e.in_root(frame.header.meta.name).in_part("header"))?;
+        encode_into(&frame.body, frame.api_version, out)
+            .map_err(|e| e.in_root(frame.body.meta.name).in_part("body"))
+    })
+}
+
+/// Fails unless the request header's int16 field `name` holds `expected`: a header naming
+/// another API or version than the frame's would make a frame no reader could decode.
+fn check_header_field(
+    header: &StructValue,
+    name: &'static str,
+    expected: i16,
+    problem: &'static str,
+) -> Result<(), EncodeError> {
+    let mut value = header.meta.fields.iter().zip(&header.fields);
+    match value.find(|(f, _)| f.rust_name == name).map(|(_, v)| v) {
+        Some(Value::Int16(x)) if *x == expected => Ok(()),
+        _ => Err(EncodeError::new(EncodeErrorKind::InvalidValue(problem))
+            .in_field(name)
+            .in_part("header")),
+    }
 }
 
 /// The smallest legal frame of an API at `version`: header with correlation id 0 and an

@@ -346,22 +346,12 @@ pub fn decode_response_with_options<M: ApiMessage>(
     Ok(DecodedFrame::new((header, body), trailing))
 }
 
-/// Writes a frame's size prefix for `size` bytes of header and body; fails if `size` does not
-/// fit an int32, or (`BufferTooSmall`, nothing written) if `buf` has no room for the prefix
-/// and the `size` bytes after it.
-pub fn put_frame_size<B: BufMut + ?Sized>(buf: &mut B, size: usize) -> Result<(), EncodeError> {
-    let size32 = i32::try_from(size)
-        .map_err(|_| EncodeError::new(EncodeErrorKind::LengthTooLarge(size)).in_part("size"))?;
-    crate::message::check_room(buf, 4 + size).map_err(|e| e.in_part("frame"))?;
-    buf.put_i32(size32);
-    Ok(())
-}
-
 /// Encodes one whole frame into `buf`, all or nothing: a size prefix, then what `contents`
 /// writes (header and body), the prefix filled in once their size is known, so that nothing
 /// is sized before it is written. A `Vec<u8>` is written in place and truncated back on
-/// error; any other buffer gets the frame through [`crate::put_staged`]. The one place typed
-/// frames are assembled, for these functions and for the frames of `kafka_wire_messages`.
+/// error; any other buffer gets the frame through [`crate::put_staged`]. The one place frames
+/// are assembled: for these functions, the frames of `kafka_wire_messages` and the
+/// metadata-driven codec's [`dynamic::encode_frame_into`](crate::dynamic::encode_frame_into).
 ///
 /// A `BufferTooSmall` is reported in the `frame` part, a size above the int32 maximum as
 /// `LengthTooLarge` in the `size` part; `contents` names its own parts (`header`, `body`).
