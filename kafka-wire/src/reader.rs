@@ -361,20 +361,4 @@ impl<'a> Reader<'a> {
         self.read_slice(len)?;
         Ok(self.buf.slice(start..start + len))
     }
-
-    /// Checks that a declared element count could fit in the remaining bytes.
-    ///
-    /// Kafka's rule ("Tried to allocate a collection of size N, but there are only M bytes
-    /// remaining"): this bounds every allocation by the input size.
-    #[inline]
-    pub fn check_count(&self, count: usize) -> Result<(), DecodeError> {
-        if count > self.remaining() {
-            Err(self.error(DecodeErrorKind::LengthExceedsInput {
-                declared: count as u64,
-                remaining: self.remaining(),
-            }))
-        } else {
-            Ok(())
-        }
-    }
 }
