@@ -13,7 +13,10 @@ use std::fmt::Debug;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use bytes::Bytes;
-use kafka_wire::{DecodeError, KafkaMessage, RequestHeader, ResponseHeader, Version};
+use kafka_wire::{DecodeError, KafkaMessage, Version};
+#[cfg(feature = "messages")]
+use kafka_wire::{RequestHeader, ResponseHeader};
+#[cfg(feature = "messages")]
 use kafka_wire_messages::{ApiKey, RequestBody, ResponseBody};
 
 /// Counts the bytes asked of the system allocator (allocations and the new size of
@@ -75,18 +78,21 @@ pub fn ratio<M: KafkaMessage>(version: Version) -> usize {
     M::alloc_ratio(kafka_wire::Cx::new(version))
 }
 
+#[cfg(feature = "messages")]
 /// `k` of a request frame of `api` at `version`: the body's or the header's.
 pub fn request_k(api: ApiKey, version: Version) -> usize {
     let hv = api.request_header_version(version);
     RequestBody::alloc_ratio(api, version).max(ratio::<RequestHeader>(hv))
 }
 
+#[cfg(feature = "messages")]
 /// `k` of a response frame of `api` at `version`.
 pub fn response_k(api: ApiKey, version: Version) -> usize {
     let hv = api.response_header_version(version);
     ResponseBody::alloc_ratio(api, version).max(ratio::<ResponseHeader>(hv))
 }
 
+#[cfg(feature = "messages")]
 /// `k` of a whole request frame as `RequestFrame::decode` reads it: from the API key and
 /// version it peeks (the header's alone when they are not declared).
 pub fn request_frame_k(frame: &[u8]) -> usize {
