@@ -323,6 +323,67 @@ fn bombs_stop_at_the_limit() {
     );
 }
 
+/// zstd: a frame of `blocks` RLE blocks of 128 KiB that declares `declared` bytes of content
+/// (frame header descriptor 0x80: a 4-byte content size after the window descriptor).
+fn zstd_declaring(declared: u32, blocks: usize) -> Vec<u8> {
+    let mut f = vec![0x28, 0xb5, 0x2f, 0xfd, 0x80, 0x38];
+    f.extend_from_slice(&declared.to_le_bytes());
+    f.extend_from_slice(&zstd_bomb(blocks)[6..]);
+    f
+}
+
+/// A frame with a declared content size within the limit is decoded in one shot into a
+/// buffer of that size; a frame that lies about it is refused after at most the declared
+/// size, never the limit or the claim of its blocks.
+#[test]
+fn zstd_declared_content_size() {
+    // Honest: 2 blocks, 256 KiB declared, decoded (one shot) to exactly that.
+    let honest = zstd_declaring(256 * 1024, 2);
+    let (r, allocated) = measure(|| decompress(Compression::Zstd, 2, &honest, MIB));
+    assert_eq!(r.unwrap(), vec![0u8; 256 * 1024]);
+    assert!(allocated <= 256 * 1024 + 4096, "{allocated}");
+    // What the builder writes (libzstd's one-shot compressor declares the size) reads back.
+    let data = b"one shot ".repeat(50_000);
+    let c = compress(Compression::Zstd, 2, &data, None).unwrap();
+    assert_eq!(decompress(Compression::Zstd, 2, &c, MIB).unwrap(), data);
+    // Declared over the limit: the streaming decoder stops at the limit.
+    assert_bomb_stopped(Compression::Zstd, &honest, 256 * 1024, 128 * 1024);
+    // A lie downwards: 1,000 bytes declared, 1 GiB in the blocks, under limits of 1 MiB and
+    // 64 MiB. Refused, having allocated the declared size only.
+    let liar = zstd_declaring(1000, 8192);
+    for limit in [MIB, 64 * MIB] {
+        let (r, allocated) = measure(|| decompress(Compression::Zstd, 2, &liar, limit));
+        assert!(
+            matches!(
+                r,
+                Err(RecordsErrorKind::Decompress {
+                    codec: Compression::Zstd,
+                    ..
+                })
+            ),
+            "{r:?}"
+        );
+        assert!(
+            allocated <= 1000 + 4096,
+            "{allocated} bytes at limit {limit}"
+        );
+    }
+    // A lie upwards: 512 KiB declared, 128 KiB in the blocks: refused (libzstd checks the
+    // size it decoded against the declared one), not padded out.
+    let short = zstd_declaring(512 * 1024, 1);
+    assert!(decompress(Compression::Zstd, 2, &short, MIB).is_err());
+    // A window over libzstd's default limit (2^27) is refused as the streaming decoder, and
+    // Java, refuse it, even though one shot needs no window.
+    let mut wide = zstd_declaring(128 * 1024, 1);
+    wide[5] = (28 - 10) << 3;
+    assert!(decompress(Compression::Zstd, 2, &wide, MIB).is_err());
+    wide[5] = (27 - 10) << 3;
+    assert_eq!(
+        decompress(Compression::Zstd, 2, &wide, MIB).unwrap().len(),
+        128 * 1024
+    );
+}
+
 #[test]
 fn bomb_in_a_batch_with_the_default_limit() {
     let mut raw = plain_header(Compression::Zstd, 1);

@@ -391,11 +391,68 @@ fn lz4_compress(input: &[u8], magic: i8) -> Result<Vec<u8>, CodecError> {
 
 // ---- zstd ----------------------------------------------------------------------------------
 
+/// The window the streaming decoder accepts: libzstd's default limit (2^27 = 128 MiB), which
+/// zstd-jni keeps for Java.
+#[cfg(feature = "zstd")]
+const ZSTD_WINDOW_LOG_MAX: u32 = 27;
+
 /// One or more zstd frames, with libzstd's default window limit (128 MiB), as Java reads them.
+///
+/// A single frame that declares its content size within `limit` (and a window the streaming
+/// decoder would accept) is decoded in one shot into a buffer of exactly that size: no copy
+/// out of a stream window and no zero-filled output. libzstd refuses such a frame if it
+/// decodes to more (the buffer is full) or fewer bytes than it declares, so a frame that lies
+/// about its size never gets more than the size it declared. Anything else (several frames,
+/// no declared size, over the limit) goes through the bounded streaming decoder.
 #[cfg(feature = "zstd")]
 fn zstd_decompress(input: &[u8], limit: usize) -> Result<Vec<u8>, CodecError> {
+    if let Some(size) = zstd_one_shot_size(input, limit) {
+        let mut out = Vec::with_capacity(size);
+        zstd::zstd_safe::decompress(&mut out, input)
+            .map_err(|code| CodecError::Invalid(zstd::zstd_safe::get_error_name(code).into()))?;
+        // libzstd checks the frame's declared size, and the output cannot outgrow the
+        // capacity it was given; checked again so the limit never rests on that alone.
+        if out.len() > limit {
+            return Err(CodecError::TooLarge);
+        }
+        return Ok(out);
+    }
+    zstd_decompress_stream(input, limit)
+}
+
+/// The declared content size of `input` when it is exactly one zstd frame that can be
+/// decoded in one shot: size declared and at most `limit`, window within
+/// [`ZSTD_WINDOW_LOG_MAX`] (the one-shot decoder has no window limit of its own).
+#[cfg(feature = "zstd")]
+fn zstd_one_shot_size(input: &[u8], limit: usize) -> Option<usize> {
+    use zstd::zstd_safe;
+    let size = zstd_safe::get_frame_content_size(input).ok()??;
+    let size = usize::try_from(size).ok().filter(|&s| s <= limit)?;
+    // The frame header: magic (4 bytes), descriptor, then a window descriptor unless the
+    // frame is a single segment (whose window is its content size).
+    let [0x28, 0xb5, 0x2f, 0xfd, fhd, wd, ..] = *input else {
+        return None;
+    };
+    let window = if fhd & 0x20 != 0 {
+        size as u64
+    } else {
+        let log = 10 + u64::from(wd >> 3);
+        let base = 1u64 << log;
+        base + (base >> 3) * u64::from(wd & 7)
+    };
+    if window > 1 << ZSTD_WINDOW_LOG_MAX {
+        return None;
+    }
+    // Exactly one frame: concatenated frames (or trailing bytes) take the streaming path.
+    let frame = zstd_safe::find_frame_compressed_size(input).ok()?;
+    (frame == input.len()).then_some(size)
+}
+
+/// The streaming decoder, its output bounded by `limit`.
+#[cfg(feature = "zstd")]
+fn zstd_decompress_stream(input: &[u8], limit: usize) -> Result<Vec<u8>, CodecError> {
     let mut dec = zstd::stream::read::Decoder::with_buffer(input).map_err(io_err)?;
-    dec.window_log_max(27).map_err(io_err)?;
+    dec.window_log_max(ZSTD_WINDOW_LOG_MAX).map_err(io_err)?;
     let mut out = Vec::new();
     read_bounded(dec, &mut out, limit)?;
     Ok(out)
