@@ -598,6 +598,19 @@ impl Pen<'_> {
         }
     }
 
+    /// [`bytes`](Self::bytes) for `None` or at most [`SMALL`] bytes, whose length prefix is
+    /// one byte.
+    #[inline(always)]
+    fn short_bytes(&mut self, b: Option<&[u8]>) {
+        match b {
+            None => self.byte(1),
+            Some(b) => {
+                self.byte(zigzag32(b.len() as i32) as u8);
+                self.small(b);
+            }
+        }
+    }
+
     #[inline(always)]
     fn flush(&mut self, out: &mut Vec<u8>) {
         out.extend_from_slice(self.buf.get(..self.n).unwrap_or_default());
@@ -630,6 +643,29 @@ fn write_record(
 ) {
     let ts = zigzag64(timestamp_delta);
     let od = zigzag32(offset_delta);
+    let short = |b: Option<&[u8]>| b.map_or(0, <[u8]>::len) <= SMALL;
+    if headers.is_empty() && short(key) && short(value) {
+        // At most 1 + 10 + 5 + 2·(1 + 16) + 1 = 51 body bytes, so the length prefix is one
+        // byte (zigzag 102 < 128): write the body after a placeholder and fill the length in
+        // afterwards, instead of sizing every field first.
+        let mut blk = Pen {
+            buf: &mut block.buf,
+            n: block.n,
+        };
+        blk.make_room(out);
+        let at = blk.n;
+        blk.byte(0);
+        blk.byte(attributes as u8);
+        blk.uvarint(ts);
+        blk.uvarint(od.into());
+        blk.short_bytes(key);
+        blk.short_bytes(value);
+        blk.byte(0); // no headers
+        let body = blk.n - at - 1;
+        blk.buf[at & (BLOCK - 1)] = zigzag32(body as i32) as u8;
+        block.n = blk.n;
+        return;
+    }
     let mut body = 1
         + uvarint_len(ts)
         + uvarint_len(od.into())
