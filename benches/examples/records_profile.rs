@@ -2,8 +2,9 @@
 //! `valgrind --tool=callgrind target/release/examples/records_profile large none read ours 10`
 //! (workload large|tiny; codec none|gzip|snappy|lz4|zstd; op read|read-nocrc|build|crc; lib
 //! ours|theirs; read-nocrc is ours only).
-//! Subtract a run with count 0 to remove the setup. `records_profile time` instead prints
-//! the median wall-clock time per operation of every pair, for a quick look on a busy box.
+//! Subtract a run with count 0 to remove the setup. `records_profile time [WORKLOAD [CODEC]]`
+//! instead prints the median wall-clock time per operation of every pair (or of those
+//! named), for a quick look on a busy box.
 
 use std::hint::black_box;
 
@@ -26,8 +27,11 @@ fn median_us(rounds: usize, iters: usize, mut f: impl FnMut()) -> f64 {
     t[rounds / 2]
 }
 
-fn time_all() {
-    for w in [large_records(), tiny_records()] {
+fn time_all(workload: Option<&str>, only: Option<&str>) {
+    for (name, w) in [("large", large_records()), ("tiny", tiny_records())] {
+        if workload.is_some_and(|n| n != name) {
+            continue;
+        }
         for codec in [
             Compression::None,
             Compression::Gzip,
@@ -35,6 +39,9 @@ fn time_all() {
             Compression::Lz4,
             Compression::Zstd,
         ] {
+            if only.is_some_and(|c| c != codec.name()) {
+                continue;
+            }
             let (ours, theirs) = check_records(&w, codec);
             let r_o = median_us(15, 10, || {
                 black_box(read_ours(black_box(&ours)));
@@ -53,6 +60,9 @@ fn time_all() {
                 b_t / b_o
             );
         }
+    }
+    if workload.is_some() {
+        return;
     }
     let data = vec![0x5au8; 1 << 20];
     for (name, len) in [
@@ -74,7 +84,7 @@ fn time_all() {
 fn main() {
     let a: Vec<String> = std::env::args().skip(1).collect();
     if a.first().map(String::as_str) == Some("time") {
-        return time_all();
+        return time_all(a.get(1).map(String::as_str), a.get(2).map(String::as_str));
     }
     let [w, codec, op, lib, n] = &a[..] else {
         eprintln!(
