@@ -418,6 +418,43 @@ pub(crate) fn put_array_prefix<B: BufMut + ?Sized>(
     put_prefix(buf, Prefix::I32, len, compact)
 }
 
+/// An array's length prefix for `n` elements: the common forms (a one-byte compact length,
+/// a classic int32) inline, anything else through [`put_array_prefix`] out of line, so that
+/// each element type's copy of the array writer holds only the fast path.
+#[inline(always)]
+fn put_array_len<B: BufMut + ?Sized>(
+    buf: &mut B,
+    n: usize,
+    compact: bool,
+) -> Result<(), EncodeError> {
+    if compact {
+        if n < 0x7f {
+            buf.put_u8(n as u8 + 1);
+            return Ok(());
+        }
+    } else if n <= i32::MAX as usize {
+        buf.put_i32(n as i32);
+        return Ok(());
+    }
+    put_array_len_slow(buf, n, compact)
+}
+
+/// The rest of [`put_array_len`]: long compact lengths and lengths over the maximum.
+#[inline(never)]
+fn put_array_len_slow<B: BufMut + ?Sized>(
+    buf: &mut B,
+    n: usize,
+    compact: bool,
+) -> Result<(), EncodeError> {
+    put_array_prefix(buf, Some(n), compact)
+}
+
+/// A null array's prefix, out of line (see [`put_array_len`]).
+#[inline(never)]
+fn put_null_array<B: BufMut + ?Sized>(buf: &mut B, compact: bool) -> Result<(), EncodeError> {
+    put_array_prefix(buf, None, compact)
+}
+
 /// Reads an array's element count (`None`: null), checked against the input and the
 /// configured array limit: the one function for array prefixes in the generated code
 /// (through `Vec<T>`), the metadata-driven codec and [`Reader::read_array_len`].
@@ -829,9 +866,9 @@ impl<T: Field> NullableField for Vec<T> {
         cx: Cx,
     ) -> Result<(), EncodeError> {
         let Some(items) = v else {
-            return put_array_prefix(buf, None, cx.compact);
+            return put_null_array(buf, cx.compact);
         };
-        put_array_prefix(buf, Some(items.len()), cx.compact)?;
+        put_array_len(buf, items.len(), cx.compact)?;
         let ecx = cx.element();
         // The index is worked out from the iterator on error only: a counter kept
         // across the loop was one more value spilled to the stack per element.

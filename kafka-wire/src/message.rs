@@ -23,8 +23,8 @@ pub trait KafkaMessage: Field + Default {
     /// maximum, unknown tagged fields at a non-flexible version or out of order.
     ///
     /// All or nothing, into every buffer, and never a panic: on any error `buf` is exactly as
-    /// it was. A `Vec<u8>` or `BytesMut` is written in place and truncated back on error;
-    /// any other buffer (a `&mut [u8]`, a `Limit`, a `BufMut` of your own, see [`EncodeBuf`])
+    /// it was. A `Vec<u8>` is written in place and truncated back on error; any other buffer
+    /// (a `BytesMut`, a `&mut [u8]`, a `Limit`, a `BufMut` of your own, see [`EncodeBuf`])
     /// gets the message through a per-thread scratch vector, copied in with one `put_slice`
     /// only once all of it encoded and if it fits (else `BufferTooSmall`, nothing written).
     fn encode<B: EncodeBuf + ?Sized>(
@@ -32,13 +32,12 @@ pub trait KafkaMessage: Field + Default {
         buf: &mut B,
         version: Version,
     ) -> Result<(), EncodeError> {
-        if let Some(out) = buf.as_vec() {
-            return write_in_place(self, out, version);
+        match buf.as_vec() {
+            Some(out) => write_in_place(self, out, version),
+            // Through a trait object: the struct's `write` is compiled for `Vec<u8>` only,
+            // whatever buffers a program encodes into.
+            None => put_staged_message(buf, self, version),
         }
-        if let Some(out) = buf.as_bytes_mut() {
-            return write_in_place(self, out, version);
-        }
-        put_staged(buf, |out| write_in_place(self, out, version))
     }
 
     /// Appends the struct at `version` to a growable buffer; on any error the buffer is
@@ -78,10 +77,7 @@ pub trait KafkaMessage: Field + Default {
     /// Encodes into a new vector of exactly the right capacity (written to a per-thread
     /// scratch vector, then copied: one allocation, no size pass).
     fn encode_to_vec(&self, version: Version) -> Result<Vec<u8>, EncodeError> {
-        with_scratch(|s| match write_in_place(self, s, version) {
-            Ok(()) => Ok(s.as_slice().to_vec()),
-            Err(e) => Err(e),
-        })
+        staged_to_vec(self, version)
     }
 
     /// Reads the struct at `version` from the reader's position.
@@ -131,33 +127,75 @@ pub fn check_room<B: BufMut + ?Sized>(buf: &B, needed: usize) -> Result<(), Enco
     Ok(())
 }
 
-/// Writes `m` at the end of a vector or `BytesMut`, which is truncated back to its length on
-/// error.
+/// Writes `m` at the end of a vector, which is truncated back to its length on error.
 #[inline(always)]
-fn write_in_place<M: KafkaMessage, B: Rewind>(
+fn write_in_place<M: KafkaMessage>(
     m: &M,
-    out: &mut B,
+    out: &mut Vec<u8>,
     version: Version,
 ) -> Result<(), EncodeError> {
-    let start = out.written();
-    // `match`, not `map_err`: a closure is one more function per message and buffer type.
+    let start = out.len();
+    // `match`, not `map_err`: a closure is one more function per message.
     match m.write(out, Cx::new(version)) {
         Ok(()) => Ok(()),
         Err(e) => {
-            out.rewind(start);
+            out.truncate(start);
             Err(e.in_root(M::META.name))
         }
     }
 }
 
+/// A message's encode into a vector, as a trait object, so that the staging code below is
+/// compiled once per buffer type, not once per message and buffer type.
+trait EncodeVec {
+    /// [`KafkaMessage::encode`] into a vector (in place, all or nothing).
+    fn encode_vec(&self, out: &mut Vec<u8>, version: Version) -> Result<(), EncodeError>;
+}
+
+impl<M: KafkaMessage> EncodeVec for M {
+    #[inline]
+    fn encode_vec(&self, out: &mut Vec<u8>, version: Version) -> Result<(), EncodeError> {
+        // The same function as an encode into a `Vec<u8>`, not a second copy of it.
+        self.encode(out, version)
+    }
+}
+
+/// [`KafkaMessage::encode`] into a buffer other than a `Vec<u8>`: staged ([`put_staged`]).
+fn put_staged_message<B: BufMut + ?Sized>(
+    buf: &mut B,
+    m: &dyn EncodeVec,
+    version: Version,
+) -> Result<(), EncodeError> {
+    with_scratch(&mut |s| {
+        m.encode_vec(s, version)?;
+        check_room(buf, s.len())?;
+        buf.put_slice(s);
+        Ok(())
+    })
+}
+
+/// [`KafkaMessage::encode_to_vec`]: not generic at all.
+fn staged_to_vec(m: &dyn EncodeVec, version: Version) -> Result<Vec<u8>, EncodeError> {
+    let mut out = Vec::new();
+    with_scratch(&mut |s| {
+        m.encode_vec(s, version)?;
+        out = s.as_slice().to_vec();
+        Ok(())
+    })?;
+    Ok(out)
+}
+
 /// A buffer that messages and frames encode into, all or nothing.
 ///
-/// `Vec<u8>` and `BytesMut` are written in place and truncated back on error. Every other
-/// buffer is given the encoded bytes with one `put_slice`, after they were all written to a
-/// per-thread scratch vector and only if it has room for them ([`put_staged`]): a `&mut
+/// A `Vec<u8>` is written in place and truncated back on error. Every other buffer is given
+/// the encoded bytes with one `put_slice`, after they were all written to a per-thread
+/// scratch vector and only if it has room for them ([`put_staged`]): a `BytesMut`, a `&mut
 /// [u8]`, bytes' `Limit` and `Chain`, and a `BufMut` of your own once you declare it with
-/// `impl EncodeBuf for MyBuf {}` (the provided methods are that staging). `&mut B` and
+/// `impl EncodeBuf for MyBuf {}` (the provided method is that staging). `&mut B` and
 /// `Box<B>` encode as `B` does.
+///
+/// So each message's `write` is compiled once, for `Vec<u8>`, whatever buffers a program
+/// encodes into; the price for the other buffers is one copy of the encoded bytes.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a buffer kafka-wire encodes into",
     label = "`{Self}` does not implement `kafka_wire::EncodeBuf`",
@@ -171,14 +209,6 @@ pub trait EncodeBuf: BufMut {
     fn as_vec(&mut self) -> Option<&mut Vec<u8>> {
         None
     }
-
-    /// Implementation detail, hidden: the buffer as a `BytesMut` to write in place, or
-    /// `None` (the default).
-    #[doc(hidden)]
-    #[inline(always)]
-    fn as_bytes_mut(&mut self) -> Option<&mut bytes::BytesMut> {
-        None
-    }
 }
 
 impl EncodeBuf for Vec<u8> {
@@ -188,30 +218,20 @@ impl EncodeBuf for Vec<u8> {
     }
 }
 
-impl EncodeBuf for bytes::BytesMut {
-    #[inline(always)]
-    fn as_bytes_mut(&mut self) -> Option<&mut bytes::BytesMut> {
-        Some(self)
-    }
-}
-
+impl EncodeBuf for bytes::BytesMut {}
 impl EncodeBuf for &mut [u8] {}
 impl EncodeBuf for &mut [core::mem::MaybeUninit<u8>] {}
 impl<T: BufMut> EncodeBuf for bytes::buf::Limit<T> {}
 impl<T: BufMut, U: BufMut> EncodeBuf for bytes::buf::Chain<T, U> {}
 
 /// `EncodeBuf` for pointers to one: they encode as what they point to (in place when that is
-/// a `Vec<u8>` or `BytesMut`), as `bytes` forwards `BufMut` through the same pointers.
+/// a `Vec<u8>`), as `bytes` forwards `BufMut` through the same pointers.
 macro_rules! forward_encode_buf {
     ($($ptr:ty),*) => {$(
         impl<T: EncodeBuf + ?Sized> EncodeBuf for $ptr {
             #[inline(always)]
             fn as_vec(&mut self) -> Option<&mut Vec<u8>> {
                 (**self).as_vec()
-            }
-            #[inline(always)]
-            fn as_bytes_mut(&mut self) -> Option<&mut bytes::BytesMut> {
-                (**self).as_bytes_mut()
             }
         }
     )*};
@@ -226,15 +246,19 @@ forward_encode_buf!(&mut T, Box<T>);
 /// leaves `buf` untouched, whatever its type.
 ///
 /// The scratch vector is kept per thread and reused, so a steady stream of encodes
-/// allocates nothing here; the cost is one copy of the encoded bytes. `Vec<u8>` and
-/// `BytesMut` do not need it (see [`EncodeBuf`]).
+/// allocates nothing here; the cost is one copy of the encoded bytes. `Vec<u8>` does not
+/// need it (see [`EncodeBuf`]).
 #[inline]
 pub fn put_staged<B: BufMut + ?Sized>(
     buf: &mut B,
     write: impl FnOnce(&mut Vec<u8>) -> Result<(), EncodeError>,
 ) -> Result<(), EncodeError> {
-    with_scratch(|s| {
-        write(s)?;
+    let mut write = Some(write);
+    with_scratch(&mut |s| {
+        match write.take() {
+            Some(w) => w(s)?,
+            None => return Err(scratch_lost()),
+        }
         check_room(buf, s.len())?;
         buf.put_slice(s);
         Ok(())
@@ -255,15 +279,16 @@ std::thread_local! {
 /// Runs `f` on this thread's scratch vector, emptied (see [`put_staged`]); the vector is kept
 /// for the next call unless its capacity exceeds [`SCRATCH_KEEP`]. When the shared vector is
 /// in use (a nested encode) or thread-local storage is gone (code running in a thread-local
-/// destructor), `f` gets a fresh vector.
-#[inline]
-pub(crate) fn with_scratch<T>(
-    f: impl FnOnce(&mut Vec<u8>) -> Result<T, EncodeError>,
-) -> Result<T, EncodeError> {
-    let mut f = Some(f);
+/// destructor), `f` gets a fresh vector. `f` is called exactly once.
+///
+/// Not generic: `f` is a trait object, so this and the thread-local access are compiled
+/// once, not once per message and buffer type.
+#[inline(never)]
+pub(crate) fn with_scratch(
+    f: &mut dyn FnMut(&mut Vec<u8>) -> Result<(), EncodeError>,
+) -> Result<(), EncodeError> {
     let shared = SCRATCH.try_with(|c| {
         let mut v = c.try_borrow_mut().ok()?;
-        let f = f.take()?;
         v.clear();
         let r = f(&mut v);
         if v.capacity() > SCRATCH_KEEP {
@@ -271,16 +296,18 @@ pub(crate) fn with_scratch<T>(
         }
         Some(r)
     });
-    if let Ok(Some(r)) = shared {
-        return r;
+    match shared {
+        Ok(Some(r)) => r,
+        _ => f(&mut Vec::new()),
     }
-    match f {
-        Some(f) => f(&mut Vec::new()),
-        // `f` is taken only by a call that returns `Some`, handled above.
-        None => Err(EncodeError::new(EncodeErrorKind::InvalidValue(
-            "scratch vector lost",
-        ))),
-    }
+}
+
+/// The error of a staged write whose closure was already taken: not reachable, since
+/// [`with_scratch`] calls its function once.
+#[cold]
+#[inline(never)]
+fn scratch_lost() -> EncodeError {
+    EncodeError::new(EncodeErrorKind::InvalidValue("scratch vector lost"))
 }
 
 /// A growable buffer that an encode can shorten back to where it started when it fails:
