@@ -439,7 +439,10 @@ fn put_array_len<B: BufMut + ?Sized>(
     put_array_len_slow(buf, n, compact)
 }
 
-/// The rest of [`put_array_len`]: long compact lengths and lengths over the maximum.
+/// The rest of [`put_array_len`]: long compact lengths and lengths over the maximum. Cold,
+/// so that the array loops around it keep their registers (an array of 127 or more
+/// elements pays one call).
+#[cold]
 #[inline(never)]
 fn put_array_len_slow<B: BufMut + ?Sized>(
     buf: &mut B,
@@ -449,7 +452,8 @@ fn put_array_len_slow<B: BufMut + ?Sized>(
     put_array_prefix(buf, Some(n), compact)
 }
 
-/// A null array's prefix, out of line (see [`put_array_len`]).
+/// A null array's prefix, out of line and cold (see [`put_array_len_slow`]).
+#[cold]
 #[inline(never)]
 fn put_null_array<B: BufMut + ?Sized>(buf: &mut B, compact: bool) -> Result<(), EncodeError> {
     put_array_prefix(buf, None, compact)

@@ -1,5 +1,5 @@
 //! The memory an encode keeps after it returns: the per-thread scratch vector that staged
-//! encodes (any buffer but `Vec<u8>`/`BytesMut`) and `encode_to_vec` write through holds at
+//! encodes (any buffer but a `Vec<u8>`) and `encode_to_vec` write through holds at
 //! most `kafka_wire::SCRATCH_KEEP` bytes between encodes, however large the last message.
 //! Measured with an allocator that counts the bytes this thread holds live.
 
