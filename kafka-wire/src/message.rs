@@ -84,7 +84,7 @@ pub trait KafkaMessage: Field + Default {
     fn decode(r: &mut Reader<'_>, version: Version) -> Result<Self, DecodeError> {
         match Self::read(r, Cx::new(version)) {
             Ok(v) => Ok(v),
-            Err(e) => Err(e.in_root(Self::META.name)),
+            Err(e) => Err(rooted(e, Self::META)),
         }
     }
 
@@ -111,6 +111,14 @@ pub trait KafkaMessage: Field + Default {
     fn encode_to_bytes(&self, version: Version) -> Result<Bytes, EncodeError> {
         self.encode_to_vec(version).map(Bytes::from)
     }
+}
+
+/// `e` with the message's name at the root of its path: out of line and not generic, so
+/// each message's `decode` holds one call on its error path.
+#[cold]
+#[inline(never)]
+fn rooted(e: DecodeError, meta: &'static StructMeta) -> DecodeError {
+    e.in_root(meta.name)
 }
 
 /// Fails with `BufferTooSmall` unless `buf` has room for `needed` more bytes: `BufMut`'s
