@@ -372,6 +372,13 @@ fn zstd_declared_content_size() {
     // size it decoded against the declared one), not padded out.
     let short = zstd_declaring(512 * 1024, 1);
     assert!(decompress(Compression::Zstd, 2, &short, MIB).is_err());
+    // 64 MiB declared by 14 bytes (more than any frame of that length can hold), within a
+    // 64 MiB limit: nothing reserved for the claim, memory follows what is decoded.
+    let claim = zstd_declaring(64 << 20, 1);
+    assert!(claim.len() < 16);
+    let (r, allocated) = measure(|| decompress(Compression::Zstd, 2, &claim, 64 * MIB));
+    assert!(r.is_err());
+    assert!(allocated <= MIB, "{allocated}");
     // A window over libzstd's default limit (2^27) is refused as the streaming decoder, and
     // Java, refuse it, even though one shot needs no window.
     let mut wide = zstd_declaring(128 * 1024, 1);

@@ -396,6 +396,11 @@ fn lz4_compress(input: &[u8], magic: i8) -> Result<Vec<u8>, CodecError> {
 #[cfg(feature = "zstd")]
 const ZSTD_WINDOW_LOG_MAX: u32 = 27;
 
+/// The most bytes a zstd frame can decode to per byte of input: an RLE block is a 3-byte
+/// header and 1 byte for up to 128 KiB.
+#[cfg(feature = "zstd")]
+const ZSTD_MAX_RATIO: usize = 32 * 1024;
+
 /// One or more zstd frames, with libzstd's default window limit (128 MiB), as Java reads them.
 ///
 /// A single frame that declares its content size within `limit` (and a window the streaming
@@ -421,13 +426,19 @@ fn zstd_decompress(input: &[u8], limit: usize) -> Result<Vec<u8>, CodecError> {
 }
 
 /// The declared content size of `input` when it is exactly one zstd frame that can be
-/// decoded in one shot: size declared and at most `limit`, window within
+/// decoded in one shot: size declared, at most `limit` and no more than the frame's length
+/// can hold ([`ZSTD_MAX_RATIO`]), window within
 /// [`ZSTD_WINDOW_LOG_MAX`] (the one-shot decoder has no window limit of its own).
 #[cfg(feature = "zstd")]
 fn zstd_one_shot_size(input: &[u8], limit: usize) -> Option<usize> {
     use zstd::zstd_safe;
     let size = zstd_safe::get_frame_content_size(input).ok()??;
-    let size = usize::try_from(size).ok().filter(|&s| s <= limit)?;
+    // No frame decodes to more than 32 KiB per input byte (the densest block is 4 bytes of
+    // RLE for 128 KiB), so a larger claim is a lie: it takes the streaming path, where memory
+    // follows the output, rather than reserving what a few bytes claim.
+    let size = usize::try_from(size)
+        .ok()
+        .filter(|&s| s <= limit && s / ZSTD_MAX_RATIO <= input.len())?;
     // The frame header: magic (4 bytes), descriptor, then a window descriptor unless the
     // frame is a single segment (whose window is its content size).
     let [0x28, 0xb5, 0x2f, 0xfd, fhd, wd, ..] = *input else {
