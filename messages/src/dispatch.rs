@@ -106,6 +106,13 @@ macro_rules! __body_impl {
 /// key is a compile error); for your own version of a shipped API, list the shipped ones you
 /// want by path instead, as in the first example.
 ///
+/// `use shipped;` expands through a chain of about 50 nested macros (one per run of shipped
+/// APIs with the same cargo features: a `cfg` in a macro's output would be checked against
+/// your crate's features, so each link is declared once per feature state). Each level counts
+/// against rustc's `recursion_limit` (128 by default), which leaves at least 64 levels for
+/// macros of your own around the call (tested); a deeper wrapper, such as a recursive macro
+/// that emits the call after many steps, needs `#![recursion_limit = "256"]` in your crate.
+///
 /// ```
 /// mod my_apis {
 ///     use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
