@@ -1041,7 +1041,9 @@ pub struct BodySpec {
 
 /// Decodes a whole request frame (size prefix included): reads the API key and version from
 /// the header, asks `lookup` for the body's metadata, and decodes header and body with the
-/// same checks and errors as [`frame::decode_request`].
+/// same checks and errors as the typed frames of `kafka_wire_messages::apis!` (an unknown key
+/// or a version the API lacks is an error in the header, before it is read) and otherwise
+/// as [`frame::decode_request`].
 ///
 /// With a `trace`, the tree is one root node for the message with three children: `Frame`
 /// (its `size`), the header and the body. After a failure the trace holds everything read up
@@ -1079,7 +1081,9 @@ pub fn decode_request_frame_with_options(
 }
 
 /// Decodes a whole response frame (size prefix included) whose body is `body`, with the same
-/// checks and errors as [`frame::decode_response`]; `trace` as for
+/// checks and errors as the typed frames of `kafka_wire_messages::apis!` (a version the API
+/// lacks is an error at offset 4, before the header is read) and otherwise as
+/// [`frame::decode_response`]; `trace` as for
 /// [`decode_request_frame`].
 ///
 /// [`frame::decode_response`]: crate::frame::decode_response
@@ -1275,10 +1279,12 @@ fn decode_frame_inner(
         ApiKind::Response => (0, 0),
     };
     let Some(spec) = resolve(key, version) else {
-        return Err(DecodeError::new(DecodeErrorKind::UnknownApiKey(key), 4).in_part("header"));
+        return Err(crate::frame::unknown_api_key(key));
     };
     let body = spec.meta;
     let version = spec.version;
+    // A version the API lacks is refused before the header is read, as by the typed frames.
+    crate::frame::check_version(kind, body, version)?;
     if let Some(t) = trace.as_deref_mut() {
         if let Some(root) = t.top() {
             root.name = body.name.to_owned();

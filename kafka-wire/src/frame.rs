@@ -11,6 +11,7 @@ use bytes::{BufMut, Bytes};
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::header::{RequestHeader, ResponseHeader};
 use crate::message::{ApiMessage, KafkaMessage};
+use crate::meta::{ApiKind, StructMeta};
 use crate::{Reader, Version};
 
 /// Kafka's default maximum frame size (`socket.request.max.bytes`, 100 MiB).
@@ -273,6 +274,41 @@ pub fn ensure_consumed(r: &Reader<'_>) -> Result<(), DecodeError> {
     }
 }
 
+/// The error for a request frame whose `request_api_key` names no API the caller decodes,
+/// at the key, as every frame decoder reports it.
+pub(crate) fn unknown_api_key(key: i16) -> DecodeError {
+    DecodeError::new(DecodeErrorKind::UnknownApiKey(key), 4)
+        .in_field("request_api_key")
+        .in_part("header")
+}
+
+/// Refuses a frame at a version its body lacks before the header is read, as every frame
+/// decoder does (the typed frames of `kafka_wire_messages::apis!`, the generic ones here and
+/// the metadata-driven ones): in a request the error is the header's `request_api_version`
+/// (offset 6); in a response, whose version the caller gives, it is at offset 4 with no
+/// field. The error names the API (the body's name without `Request`/`Response`).
+pub(crate) fn check_version(
+    kind: ApiKind,
+    body: &'static StructMeta,
+    version: Version,
+) -> Result<(), DecodeError> {
+    if body.versions.contains(version) {
+        return Ok(());
+    }
+    let name = body.name;
+    let name = name
+        .strip_suffix("Request")
+        .or_else(|| name.strip_suffix("Response"))
+        .unwrap_or(name);
+    let unsupported = DecodeErrorKind::UnsupportedVersion { name, version };
+    Err(match kind {
+        ApiKind::Request => DecodeError::new(unsupported, 6)
+            .in_field("request_api_version")
+            .in_part("header"),
+        ApiKind::Response => DecodeError::new(unsupported, 4),
+    })
+}
+
 /// Decodes a whole request frame (prefix included) of a known API.
 pub fn decode_request<M: ApiMessage>(
     frame: &Bytes,
@@ -299,8 +335,9 @@ pub fn decode_request_with_options<M: ApiMessage>(
     let mut r = options.open(frame)?;
     let (key, version) = peek_request(frame)?;
     if key != M::API_KEY {
-        return Err(DecodeError::new(DecodeErrorKind::UnknownApiKey(key), 4).in_part("header"));
+        return Err(unknown_api_key(key));
     }
+    check_version(ApiKind::Request, M::META, version)?;
     let header = RequestHeader::decode(&mut r, M::header_version(version))
         .map_err(|e| e.in_part("header"))?;
     let body = M::decode(&mut r, version).map_err(|e| e.in_part("body"))?;
@@ -339,6 +376,7 @@ pub fn decode_response_with_options<M: ApiMessage>(
     options: &DecodeOptions,
 ) -> Result<DecodedFrame<(ResponseHeader, M)>, DecodeError> {
     let mut r = options.open(frame)?;
+    check_version(ApiKind::Response, M::META, version)?;
     let header = ResponseHeader::decode(&mut r, M::header_version(version))
         .map_err(|e| e.in_part("header"))?;
     let body = M::decode(&mut r, version).map_err(|e| e.in_part("body"))?;

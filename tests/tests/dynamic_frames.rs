@@ -384,3 +384,85 @@ fn a_request_header_that_disagrees_with_the_frame_is_an_error() {
     let e = dynamic::encode_frame(&frame).unwrap_err();
     assert_eq!(e.path().to_string(), "header.request_api_version");
 }
+
+/// Errors found before the body agree between the two frame decoders: an unknown API key, a
+/// version the API lacks (in a request, the header's `request_api_version`, refused before
+/// the header is read; in a response, the version the caller gave). The first input is what
+/// the `request_frame` fuzz target found when it began comparing the two: a DescribeLogDirs
+/// request at v8, which the metadata-driven decoder refused in the body, the typed one in the
+/// header. The generic `frame::decode_request::<M>`/`decode_response::<M>` agree too.
+#[test]
+fn frame_errors_before_the_body_agree() {
+    use kafka_wire::DecodeErrorKind;
+    let found = b"\x00\x00\x00\x59\x00\x23\x00\x08\x81\xbd\xfd\x9f\xff\xff\x00\x01\xff\xff\xff\xff\x06\x20\xe6\x97\xa5\x0a\x00\x02\x08\xc3\xa9\xc3\xa9\xe6\x97\xa5\x03\xff\xff\xff\xff\x0b\xba\x2d\x58\x61\x95\x5f\x1e\x00\x00\x00\x03\x01\x00\xff\xff\xff\xff\x3e\xcc\xd5\xd0\xb3\x93\xca\xcf\xa8\x4d\x97\x0b\x09\x61\xc3\xa9\x0a\xc3\xa9\xc3\xa9\x00\x00\x02\x0b\x01\xe8\xa4\x01\x04\xf1\x53\xdc\xac";
+    // Metadata (3) at v99; key 999 (unassigned); both with correlation id 1 and a null
+    // client id.
+    let metadata_v99 = b"\x00\x00\x00\x0a\x00\x03\x00\x63\x00\x00\x00\x01\xff\xff";
+    let unknown_key = b"\x00\x00\x00\x0a\x03\xe7\x00\x00\x00\x00\x00\x01\xff\xff";
+    use kafka_wire::frame::{decode_request, decode_response, DEFAULT_MAX_FRAME_SIZE as MAX};
+    type Generic = fn(&Bytes) -> Option<kafka_wire::DecodeError>;
+    let cases: [(&[u8], DecodeErrorKind, usize, &str, Generic); 3] = [
+        (
+            found,
+            DecodeErrorKind::UnsupportedVersion {
+                name: "DescribeLogDirs",
+                version: 8,
+            },
+            6,
+            "header.request_api_version",
+            |b| decode_request::<DescribeLogDirsRequest>(b, MAX).err(),
+        ),
+        (
+            metadata_v99,
+            DecodeErrorKind::UnsupportedVersion {
+                name: "Metadata",
+                version: 99,
+            },
+            6,
+            "header.request_api_version",
+            |b| decode_request::<MetadataRequest>(b, MAX).err(),
+        ),
+        (
+            unknown_key,
+            DecodeErrorKind::UnknownApiKey(999),
+            4,
+            "header.request_api_key",
+            |b| decode_request::<MetadataRequest>(b, MAX).err(),
+        ),
+    ];
+    for (bytes, kind, offset, path, generic) in cases {
+        let buf = Bytes::copy_from_slice(bytes);
+        let typed = RequestFrame::decode(&buf).unwrap_err();
+        let lookup = |k| ApiKey::from_i16(k).map(|a| a.request_meta());
+        let dynamic = dynamic::decode_request_frame(&buf, lookup, None).unwrap_err();
+        let generic = generic(&buf).expect("the generic decoder accepted it");
+        for e in [typed, dynamic, generic] {
+            assert_eq!(
+                (e.kind(), e.offset(), e.path().to_string().as_str()),
+                (&kind, offset, path),
+                "{e}"
+            );
+        }
+    }
+    // A Metadata response answering a v99 request: refused at the first byte after the
+    // prefix, before its header.
+    let buf = Bytes::from_static(b"\x00\x00\x00\x04\x00\x00\x00\x01");
+    let typed = ResponseFrame::decode(&buf, ApiKey::Metadata, 99).unwrap_err();
+    let spec = dynamic::BodySpec {
+        api_key: 3,
+        meta: ApiKey::Metadata.response_meta(),
+        version: 99,
+    };
+    let dynamic = dynamic::decode_response_frame(&buf, spec, None).unwrap_err();
+    let generic = decode_response::<MetadataResponse>(&buf, 99, MAX).unwrap_err();
+    for e in [typed, dynamic, generic] {
+        assert_eq!(
+            e.kind(),
+            &DecodeErrorKind::UnsupportedVersion {
+                name: "Metadata",
+                version: 99
+            }
+        );
+        assert_eq!((e.offset(), e.path().to_string()), (4, String::new()));
+    }
+}
