@@ -25,8 +25,8 @@ pub const fn tagged_cx(version: Version, nullable: bool) -> Cx {
 }
 
 /// A known tagged field's tag and payload size. The derive calls this and `Field::write`
-/// itself, rather than the generic `write_tagged`, so that a field type with no codec is one
-/// error on the type instead of one per generic helper.
+/// itself, rather than one generic helper writing both, so that a field type with no codec is
+/// one error on the type instead of one per generic helper.
 ///
 /// A payload above [`MAX_TAGGED_SIZE`] is `LengthTooLarge`, nothing written.
 #[inline]
