@@ -1,10 +1,14 @@
 //! A whole response frame (size prefix included) through the dispatch API
 //! (`ResponseFrame::decode`): the first input byte picks the API (index into `ApiKey::ALL`),
-//! the next two the request version; the rest is the frame. Round trip as for requests.
+//! the next two the request version; the rest is the frame. Round trip as for requests, and
+//! the same comparison with the metadata-driven frame decoder and encoder.
 #![no_main]
 
 use bytes::Bytes;
-use kafka_wire_fuzz::{check_alloc, check_error, measure, response_k, split_version};
+use kafka_wire::dynamic::{self, BodySpec};
+use kafka_wire_fuzz::{
+    check_alloc, check_error, measure, response_k, same_error, same_frame, split_version,
+};
 use kafka_wire_messages::{ApiKey, ResponseFrame};
 use libfuzzer_sys::fuzz_target;
 
@@ -25,9 +29,21 @@ fuzz_target!(|data: &[u8]| {
         kafka_wire_fuzz::ratio::<kafka_wire::ResponseHeader>(1)
     };
     check_alloc(k, frame_bytes.len(), allocated);
-    let frame = match res {
-        Ok(f) => f,
-        Err(e) => return check_error(&e, frame_bytes.len()),
+    let spec = BodySpec {
+        api_key: api.key(),
+        meta: api.response_meta(),
+        version,
+    };
+    let frame = match (res, dynamic::decode_response_frame(&buf, spec, None)) {
+        (Ok(f), Ok(d)) => {
+            same_frame(&d, f.to_vec().as_deref());
+            f
+        }
+        (Err(e), Err(d)) => {
+            same_error(&d, &e);
+            return check_error(&e, frame_bytes.len());
+        }
+        (t, d) => panic!("typed {t:?} vs dynamic {d:?}"),
     };
     let out = match frame.to_vec() {
         Ok(out) => out,

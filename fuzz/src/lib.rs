@@ -157,3 +157,45 @@ pub fn check_message<M: KafkaMessage + PartialEq + Debug>(version: Version, body
         Err(e) => panic!("re-encoded bytes do not decode: {e}"),
     }
 }
+
+/// The metadata-driven decoder failed as the typed one did: same kind, offset and path.
+pub fn same_error(dynamic: &DecodeError, typed: &DecodeError) {
+    assert_eq!(
+        dynamic.kind(),
+        typed.kind(),
+        "dynamic {dynamic} vs typed {typed}"
+    );
+    assert_eq!(
+        dynamic.offset(),
+        typed.offset(),
+        "dynamic {dynamic} vs typed {typed}"
+    );
+    assert_eq!(
+        dynamic.path().to_string(),
+        typed.path().to_string(),
+        "dynamic {dynamic} vs typed {typed}"
+    );
+}
+
+/// A frame the metadata-driven decoder read encodes, through `dynamic::encode_frame_into`,
+/// to the bytes the typed frame of the same input encodes to (`typed`, or the error it
+/// gave), into a vector and into a slice of exactly that size.
+pub fn same_frame(
+    dynamic: &kafka_wire::dynamic::Frame,
+    typed: Result<&[u8], &kafka_wire::EncodeError>,
+) {
+    let mut out = Vec::new();
+    let res = kafka_wire::dynamic::encode_frame_into(&mut out, dynamic);
+    match (res, typed) {
+        (Ok(()), Ok(t)) => {
+            assert_eq!(out, t, "dynamic and typed frames differ");
+            let mut slice = vec![0u8; t.len()];
+            let mut dst = &mut slice[..];
+            kafka_wire::dynamic::encode_frame_into(&mut dst, dynamic)
+                .expect("the frame fits its exact size");
+            assert!(dst.is_empty() && slice == t, "slice encode differs");
+        }
+        (Err(d), Err(t)) => assert_eq!(d.kind(), t.kind(), "dynamic {d} vs typed {t}"),
+        (d, t) => panic!("dynamic encode {d:?} vs typed {t:?}"),
+    }
+}

@@ -1,0 +1,104 @@
+//! Writes realistic seed inputs for the `request_frame` and `response_frame` targets into
+//! `DIR/request_frame` and `DIR/response_frame`: for every API and every version, whole
+//! frames (size prefix, header, body) of the smallest legal body, two random legal bodies
+//! (tagged and unknown tagged fields, nulls, short arrays, random correlation and client
+//! ids) and one with every array repeated (frames of a few KB to tens of KB), each framed as
+//! the target reads it (a response frame after its API index and request version). The
+//! frames come from our encoder, so they are legal by construction; the fuzzer mutates them.
+//!
+//! ```sh
+//! cargo run --manifest-path fuzz/Cargo.toml --example frame_seeds -- fuzz/corpus
+//! ```
+
+#[path = "../../kafka-wire/tests/common/random.rs"]
+mod random;
+
+use kafka_wire::dynamic::{self, StructValue, Value};
+use kafka_wire::ApiKind;
+use kafka_wire_messages::ApiKey;
+
+/// Frames above this are left out: the targets run at `-max_len=65536`.
+const MAX: usize = 65_000;
+
+fn main() {
+    let out = std::env::args().nth(1).expect("usage: frame_seeds DIR");
+    let mut rng = random::Rng::new(11);
+    for (target, kind) in [
+        ("request_frame", ApiKind::Request),
+        ("response_frame", ApiKind::Response),
+    ] {
+        let dir = format!("{out}/{target}");
+        std::fs::create_dir_all(&dir).expect("create the output directory");
+        let (mut n, mut largest) = (0, 0);
+        for (i, api) in ApiKey::ALL.iter().enumerate() {
+            let (meta, versions) = match kind {
+                ApiKind::Request => (api.request_meta(), api.request_versions()),
+                ApiKind::Response => (api.response_meta(), api.response_versions()),
+            };
+            for v in versions.iter() {
+                let sample = dynamic::sample_frame(kind, api.key(), meta, v);
+                let mut frames = vec![sample.clone()];
+                for k in 0..3 {
+                    let mut f = sample.clone();
+                    f.body = random::value_of(meta, v, &mut rng);
+                    if k == 2 {
+                        grow(&mut f.body, 12);
+                    }
+                    let hv = dynamic::header_version(meta, kind, api.key(), v);
+                    let mut header = random::value_of(dynamic::header_meta(kind), hv, &mut rng);
+                    for name in ["request_api_key", "request_api_version"] {
+                        if let (Some(x), Some(y)) =
+                            (header.get_rust_mut(name), f.header.get_rust_mut(name))
+                        {
+                            *x = y.clone();
+                        }
+                    }
+                    f.header = header;
+                    frames.push(f);
+                }
+                for (k, f) in frames.iter().enumerate() {
+                    let Ok(frame) = dynamic::encode_frame(f) else {
+                        continue;
+                    };
+                    let mut b = Vec::new();
+                    if kind == ApiKind::Response {
+                        b.push(i as u8);
+                        b.extend_from_slice(&v.to_be_bytes());
+                    }
+                    b.extend_from_slice(&frame);
+                    if b.len() > MAX {
+                        continue;
+                    }
+                    largest = largest.max(b.len());
+                    let name = format!("{dir}/{}_v{v}_{k}", api.name());
+                    std::fs::write(name, &b).expect("write a seed");
+                    n += 1;
+                }
+            }
+        }
+        eprintln!("{target}: {n} seeds, largest {largest} bytes");
+    }
+}
+
+/// Repeats the elements of every array `times` times (a third as often one level down).
+fn grow(s: &mut StructValue, times: usize) {
+    for f in &mut s.fields {
+        grow_value(f, times);
+    }
+}
+
+fn grow_value(v: &mut Value, times: usize) {
+    match v {
+        Value::Array(items) if !items.is_empty() => {
+            for x in items.iter_mut() {
+                grow_value(x, (times / 3).max(1));
+            }
+            let copy = items.clone();
+            for _ in 1..times {
+                items.extend(copy.iter().cloned());
+            }
+        }
+        Value::Struct(s) => grow(s, times),
+        _ => {}
+    }
+}
