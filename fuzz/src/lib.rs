@@ -199,3 +199,39 @@ pub fn same_frame(
         (d, t) => panic!("dynamic encode {d:?} vs typed {t:?}"),
     }
 }
+
+/// A frame decoded from re-encoded bytes equals the one they came from; a float64 NaN
+/// (which no `PartialEq` finds equal to itself) is compared by its bytes instead: both
+/// frames must then encode to the same bytes.
+pub fn same_value<F: PartialEq + Debug>(back: &F, frame: &F)
+where
+    F: EncodeFrame,
+{
+    if back != frame {
+        let (a, b) = (back.frame_bytes(), frame.frame_bytes());
+        assert!(
+            a.is_some() && a == b,
+            "re-decoded {back:?} differs from {frame:?}"
+        );
+    }
+}
+
+/// The frame types' `to_vec`, for [`same_value`].
+pub trait EncodeFrame {
+    /// The encoded frame, `None` if it does not encode.
+    fn frame_bytes(&self) -> Option<Vec<u8>>;
+}
+
+#[cfg(feature = "messages")]
+impl EncodeFrame for kafka_wire_messages::RequestFrame {
+    fn frame_bytes(&self) -> Option<Vec<u8>> {
+        self.to_vec().ok()
+    }
+}
+
+#[cfg(feature = "messages")]
+impl EncodeFrame for kafka_wire_messages::ResponseFrame {
+    fn frame_bytes(&self) -> Option<Vec<u8>> {
+        self.to_vec().ok()
+    }
+}
