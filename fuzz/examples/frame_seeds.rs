@@ -2,7 +2,7 @@
 //! `DIR/request_frame` and `DIR/response_frame`: for every API and every version, whole
 //! frames (size prefix, header, body) of the smallest legal body, two random legal bodies
 //! (tagged and unknown tagged fields, nulls, short arrays, random correlation and client
-//! ids) and one with every array repeated (frames of a few KB to tens of KB), each framed as
+//! ids) and two with every array repeated (frames of a few KB to tens of KB), each framed as
 //! the target reads it (a response frame after its API index and request version). The
 //! frames come from our encoder, so they are legal by construction; the fuzzer mutates them.
 //!
@@ -38,11 +38,15 @@ fn main() {
             for v in versions.iter() {
                 let sample = dynamic::sample_frame(kind, api.key(), meta, v);
                 let mut frames = vec![sample.clone()];
-                for k in 0..3 {
+                for k in 0..4 {
                     let mut f = sample.clone();
                     f.body = random::value_of(meta, v, &mut rng);
-                    if k == 2 {
-                        grow(&mut f.body, 12);
+                    // Two with every array repeated: requests have few arrays, so the second
+                    // takes them to tens of KB too.
+                    match k {
+                        2 => grow(&mut f.body, 12),
+                        3 => grow(&mut f.body, 40),
+                        _ => {}
                     }
                     let hv = dynamic::header_version(meta, kind, api.key(), v);
                     let mut header = random::value_of(dynamic::header_meta(kind), hv, &mut rng);
