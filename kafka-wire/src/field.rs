@@ -1096,6 +1096,51 @@ mod tests {
         );
     }
 
+    /// Compact lengths of two varint bytes (strings of 127 to 16,382 bytes) take the
+    /// inlined path; three bytes, non-canonical forms and short inputs the general one. The
+    /// prefixes are laid out by hand from the unsigned varint rule (7 bits a byte, low
+    /// first, high bit set on every byte but the last; the value is the length plus one).
+    #[test]
+    fn compact_strings_with_long_prefixes() {
+        let cases: [(usize, &[u8]); 5] = [
+            (126, &[0x7f]),
+            (127, &[0x80, 0x01]),
+            (200, &[0xc9, 0x01]),
+            (16382, &[0xff, 0x7f]),
+            (16383, &[0x80, 0x80, 0x01]),
+        ];
+        for (len, prefix) in cases {
+            for unit in ["x", "é"] {
+                let text = unit.repeat(len / unit.len());
+                let body = [text.as_bytes(), &vec![b'y'; len % unit.len()]].concat();
+                let wire = [prefix, &body].concat();
+                let got = dec::<Str>(&wire, COMPACT).unwrap();
+                assert_eq!(got.as_bytes(), &body[..], "length {len}");
+                assert_eq!(enc(&got, COMPACT), wire, "length {len}");
+            }
+        }
+        // Non-canonical two-byte form of 1 (an empty string): refused, not read as empty.
+        let e = dec::<Str>(&[0x81, 0x00], COMPACT).unwrap_err();
+        assert_eq!(e.kind(), &DecodeErrorKind::NonCanonicalVarint);
+        // A two-byte length past the input.
+        let e = dec::<Str>(&[0xc9, 0x01, b'a', b'b'], COMPACT).unwrap_err();
+        assert_eq!(
+            e.kind(),
+            &DecodeErrorKind::LengthExceedsInput {
+                declared: 200,
+                remaining: 2
+            }
+        );
+        assert_eq!(e.offset(), 0);
+        // Invalid UTF-8 after a two-byte length, reported where the bytes start.
+        let mut wire = vec![0x80, 0x01];
+        wire.extend(vec![b'a'; 126]);
+        wire.push(0xff);
+        let e = dec::<Str>(&wire, COMPACT).unwrap_err();
+        assert!(matches!(e.kind(), DecodeErrorKind::InvalidUtf8(_)));
+        assert_eq!(e.offset(), 2);
+    }
+
     #[test]
     fn strings_classic_and_compact() {
         let s = Str::from("hé");

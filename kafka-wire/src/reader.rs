@@ -283,17 +283,24 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// A compact string or bytes of fewer than 127 bytes, in the input: the one-byte length
-    /// prefix (`n + 1`, 1..=0x7f) and the `n` bytes after it, with the input after them (for
-    /// [`skip_to`](Self::skip_to)). Nothing is consumed; `None` for anything else, which the
-    /// caller reads the long way.
+    /// A compact string or bytes of fewer than 16,383 bytes, in the input: the length
+    /// prefix (`n + 1` as an unsigned varint of one byte, 1..=0x7f, or of two bytes in the
+    /// canonical form, whose last byte is 1..=0x7f) and the `n` bytes after it, with the
+    /// input after them (for [`skip_to`](Self::skip_to)). Nothing is consumed; `None` for
+    /// anything else (null, a longer or non-canonical prefix, a short input), which the
+    /// caller reads the long way. Two-byte prefixes (127 to 16,382 bytes) took the general
+    /// varint reader and the slow string path: TxnOffsetCommit v5 1x5000 with 200-byte
+    /// metadata decoded in 2.28M instructions, 456 per partition, before this.
     #[inline(always)]
     pub(crate) fn peek_short_compact(&self) -> Option<(&'a [u8], &'a [u8])> {
-        let (&b, rest) = self.rest.split_first()?;
-        if b == 0 || b >= 0x80 {
-            return None;
+        match *self.rest {
+            [b @ 1..=0x7f, ref rest @ ..] => rest.split_at_checked(usize::from(b) - 1),
+            [b0 @ 0x80..=0xff, b1 @ 1..=0x7f, ref rest @ ..] => {
+                let n = usize::from(b0 & 0x7f) | usize::from(b1) << 7;
+                rest.split_at_checked(n - 1)
+            }
+            _ => None,
         }
-        rest.split_at_checked(usize::from(b) - 1)
     }
 
     /// A classic (int16-length) string in the input: its bytes (`None` for the null marker,
