@@ -549,6 +549,25 @@ fn legacy_wrapper_rules() {
         }
     ));
 
+    // A negative last inner offset under the largest wrapper offset: the base offset wraps as
+    // in Java's long arithmetic, and the last inner message lands on the wrapper's offset
+    // (found by fuzzing: the subtraction overflowed).
+    let mut inner4 = legacy(0, 1, 0, 1, None, Some(b"a"));
+    inner4.extend_from_slice(&legacy(i64::MIN + 5, 1, 0, 1, None, Some(b"z")));
+    let p4 = compress(Compression::Gzip, 1, &inner4, None).unwrap();
+    let w = legacy(i64::MAX, 1, 1, 1, None, Some(&p4));
+    let batch = Batches::new(Bytes::from(w), ReadOptions::default())
+        .next()
+        .unwrap()
+        .unwrap();
+    let offsets: Vec<i64> = batch
+        .records()
+        .unwrap()
+        .iter()
+        .map(|r| r.unwrap().offset)
+        .collect();
+    assert_eq!(offsets, [i64::MAX.wrapping_sub(i64::MIN + 5), i64::MAX]);
+
     // Null wrapper value, compressed inner message, zstd in magic 1, empty inner set.
     let w = legacy(0, 1, 1, 1, None, None);
     let batch = Batches::new(Bytes::from(w), ReadOptions::default())

@@ -343,7 +343,9 @@ impl Batch {
                 0,
             ));
         } else {
-            wrapper - scan.last_offset
+            // Java's long arithmetic: a negative inner offset under a large wrapper offset
+            // wraps (found by fuzzing: plain subtraction overflowed).
+            wrapper.wrapping_sub(scan.last_offset)
         };
         let log_append_time =
             (h.timestamp_type() == TimestampType::LogAppendTime).then_some(h.max_timestamp);
