@@ -927,8 +927,9 @@ impl<T: Field> NullableField for Vec<T> {
 
 /// The element count of an array that must not be null (see [`read_array_prefix`]). Not
 /// generic: `Vec<T>::read` is this call and [`read_elements`], with no `Option<Vec<T>>` to
-/// unwrap per element type.
-#[inline(never)]
+/// unwrap per element type. Only a hint: forced out of line it cost about 35 instructions
+/// per array (InitializeShareGroupState seed decode 761 -> 837) for 89 LLVM lines.
+#[inline]
 fn read_array_count(r: &mut Reader<'_>, cx: Cx) -> Result<usize, DecodeError> {
     let at = r.position();
     match read_array_prefix(r, cx.compact)? {
