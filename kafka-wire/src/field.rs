@@ -185,7 +185,7 @@ impl<T: NullableField> Field for Option<T> {
     const KAFKA_TYPE: KafkaType = T::KAFKA_TYPE;
     const NESTED_FLEXIBLE: Option<VersionRange> = T::NESTED_FLEXIBLE;
 
-    #[inline]
+    #[inline(always)]
     fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
         if self.is_none() && !cx.nullable {
             return Err(EncodeError::new(EncodeErrorKind::NullNotAllowed {
@@ -608,7 +608,7 @@ fn read_str_slow(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Str>, DecodeError>
 
 impl Field for Str {
     const KAFKA_TYPE: KafkaType = KafkaType::String;
-    #[inline]
+    #[inline(always)]
     fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
         Self::write_nullable(Some(self), buf, cx)
     }
@@ -628,17 +628,26 @@ impl Field for Str {
 }
 
 impl NullableField for Str {
-    #[inline]
+    #[inline(always)]
     fn write_nullable<B: BufMut + ?Sized>(
         v: Option<&Self>,
         buf: &mut B,
         cx: Cx,
     ) -> Result<(), EncodeError> {
-        put_prefix(buf, Prefix::I16, v.map(|s| s.len()), cx.compact)?;
         if let Some(s) = v {
-            buf.put_slice(s.as_bytes());
+            let n = s.len();
+            if cx.compact && n < 0x7f {
+                buf.put_u8(n as u8 + 1);
+                buf.put_slice(s.as_bytes());
+                return Ok(());
+            }
+            if !cx.compact && n <= MAX_STRING_LEN {
+                buf.put_i16(n as i16);
+                buf.put_slice(s.as_bytes());
+                return Ok(());
+            }
         }
-        Ok(())
+        str_slow(v, buf, cx)
     }
     #[inline]
     fn size_nullable(v: Option<&Self>, cx: Cx) -> usize {
@@ -653,6 +662,17 @@ impl NullableField for Str {
     fn min_size_nullable(cx: Cx) -> usize {
         empty_prefix(Prefix::I16, cx.compact)
     }
+}
+
+/// The rest of [`Str`]'s write: null, long compact lengths, too long.
+#[cold]
+#[inline(never)]
+fn str_slow<B: BufMut + ?Sized>(v: Option<&Str>, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
+    put_prefix(buf, Prefix::I16, v.map(|s| s.len()), cx.compact)?;
+    if let Some(s) = v {
+        buf.put_slice(s.as_bytes());
+    }
+    Ok(())
 }
 
 impl Field for String {
