@@ -174,8 +174,18 @@ fn put_staged_message<B: BufMut + ?Sized>(
     m: &dyn EncodeVec,
     version: Version,
 ) -> Result<(), EncodeError> {
+    stage_into(buf, &mut |s| m.encode_vec(s, version))
+}
+
+/// The staging of [`put_staged`] and [`put_staged_message`]: `write` on the scratch vector,
+/// then its bytes into `buf` with one `put_slice` if they all fit. Generic only over the
+/// buffer, so it is compiled once per buffer type.
+fn stage_into<B: BufMut + ?Sized>(
+    buf: &mut B,
+    write: &mut dyn FnMut(&mut Vec<u8>) -> Result<(), EncodeError>,
+) -> Result<(), EncodeError> {
     with_scratch(&mut |s| {
-        m.encode_vec(s, version)?;
+        write(s)?;
         check_room(buf, s.len())?;
         buf.put_slice(s);
         Ok(())
@@ -262,14 +272,9 @@ pub fn put_staged<B: BufMut + ?Sized>(
     write: impl FnOnce(&mut Vec<u8>) -> Result<(), EncodeError>,
 ) -> Result<(), EncodeError> {
     let mut write = Some(write);
-    with_scratch(&mut |s| {
-        match write.take() {
-            Some(w) => w(s)?,
-            None => return Err(scratch_lost()),
-        }
-        check_room(buf, s.len())?;
-        buf.put_slice(s);
-        Ok(())
+    stage_into(buf, &mut |s| match write.take() {
+        Some(w) => w(s),
+        None => Err(scratch_lost()),
     })
 }
 
