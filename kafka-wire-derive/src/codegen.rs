@@ -623,6 +623,10 @@ pub fn generate(s: &Struct) -> TokenStream {
                     #(#reads)*
                     #kw::Ok(Self { #(#inits),* })
                 }
+
+                fn read_discard(#r: &mut #kw::Reader<'_>, #cx: #kw::Cx) -> #kw::DecRes<()> {
+                    #kw::discard_struct(#m, #r, #cx)
+                }
             }
 
             #[automatically_derived]

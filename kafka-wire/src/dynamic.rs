@@ -24,7 +24,7 @@ use core::fmt;
 use bytes::{BufMut, Bytes};
 
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
-use crate::field::{put_array_prefix, read_array_prefix, Cx, Field};
+use crate::field::{field_cx, put_array_prefix, read_array_prefix, Cx, Field};
 use crate::frame::{peek_request, DecodeOptions, DecodedFrame};
 use crate::header::{RequestHeader, ResponseHeader};
 use crate::message::{request_header_version, response_header_version, KafkaMessage};
@@ -572,16 +572,6 @@ fn elements_text(n: usize) -> String {
     match n {
         1 => "1 element".to_owned(),
         n => format!("{n} elements"),
-    }
-}
-
-fn field_cx(meta: &StructMeta, f: &FieldMeta, v: Version) -> Cx {
-    let flex = meta.flexible.contains(v);
-    Cx {
-        version: v,
-        compact: flex && f.flexible.is_none_or(|r| r.contains(v)),
-        nullable: f.nullable.contains(v),
-        tagged: false,
     }
 }
 

@@ -6,8 +6,11 @@
 use bytes::{BufMut, Bytes};
 
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
-use crate::meta::KafkaType;
+use crate::meta::{FieldMeta, KafkaType, StructMeta};
 use crate::primitives::{put_uvarint, uvarint_size};
+use crate::rules::nullable::read_struct_marker;
+use crate::rules::tagged::{read_section, tag_not_valid, tagged_cx, Entries, TagField};
+use crate::rules::version::check_read_version;
 use crate::types::{Records, Str, Uuid};
 use crate::{Limit, Reader, Version, VersionRange};
 
@@ -120,6 +123,22 @@ pub trait Field: Sized {
     fn read_array_at_once(r: &mut Reader<'_>, n: usize) -> Option<Vec<Self>> {
         let _ = (r, n);
         None
+    }
+
+    /// Implementation detail of array decoding, hidden: reads one element of an array past
+    /// what the input can hold and drops it, only for the error a plain reading finds (see
+    /// `read_elements`). The default reads it with [`read`](Self::read); the derive reads a
+    /// struct by its metadata instead, so that this cold path holds no second copy of
+    /// every struct's `read` with its nested reads inlined (about a fifth of the messages
+    /// crate's optimised code). Leave it at its default.
+    #[doc(hidden)]
+    #[cold]
+    #[inline(never)]
+    fn read_discard(r: &mut Reader<'_>, cx: Cx) -> Result<(), DecodeError> {
+        match Self::read(r, cx) {
+            Ok(_) => Ok(()),
+            Err(e) => Err(e),
+        }
     }
 }
 
@@ -1010,7 +1029,7 @@ fn read_elements<T: Field>(
         }
     }
     if cap < n {
-        read_dropped(r, ecx, cap, n, saved, read_discard::<T>)?;
+        read_dropped(r, ecx, cap, n, saved, T::read_discard)?;
     }
     r.claimed = saved;
     Ok(out)
@@ -1018,7 +1037,7 @@ fn read_elements<T: Field>(
 
 /// The elements `cap..n` of an array whose count cannot decode: read for the error a plain
 /// reading finds, not kept, claiming every byte left (see [`read_elements`]). Not generic:
-/// the element is read through `read` ([`read_discard`]), so this loop is compiled once,
+/// the element is read through [`Field::read_discard`], so this loop is compiled once,
 /// not once per element type, and no element's `read` is inlined into it.
 #[cold]
 #[inline(never)]
@@ -1041,14 +1060,115 @@ fn read_dropped(
     Ok(())
 }
 
-/// Reads one element of `T` and drops it: the only per-type part of [`read_dropped`].
+/// The context of field `f` of the struct `meta` at version `v`, as the derive computes it
+/// (compact in the struct's flexible versions unless the field says otherwise).
+pub(crate) fn field_cx(meta: &StructMeta, f: &FieldMeta, v: Version) -> Cx {
+    let flex = meta.flexible.contains(v);
+    Cx {
+        version: v,
+        compact: flex && f.flexible.is_none_or(|r| r.contains(v)),
+        nullable: f.nullable.contains(v),
+        tagged: false,
+    }
+}
+
+/// Reads a derived struct's element of an array past what the input can hold, by the
+/// struct's metadata, keeping nothing (see [`Field::read_discard`]): the checks, offsets and
+/// paths of the generated `read` (the same primitive readers, version check, array prefix
+/// and tagged-section reader), with one copy of this code for every struct. A field of a
+/// user's own type is read as its `KAFKA_TYPE`, as the metadata-driven codec reads it.
+#[doc(hidden)]
 #[cold]
 #[inline(never)]
-fn read_discard<T: Field>(r: &mut Reader<'_>, cx: Cx) -> Result<(), DecodeError> {
-    match T::read(r, cx) {
-        Ok(_) => Ok(()),
-        Err(e) => Err(e),
+pub fn discard_struct(
+    meta: &'static StructMeta,
+    r: &mut Reader<'_>,
+    cx: Cx,
+) -> Result<(), DecodeError> {
+    let v = cx.version;
+    check_read_version(meta.name, meta.versions, v, r)?;
+    for f in meta.fields {
+        if !f.mandatory().contains(v) {
+            continue;
+        }
+        if let Err(e) = discard_value(&f.ty, r, field_cx(meta, f, v)) {
+            return Err(e.in_field(f.rust_name));
+        }
     }
+    if meta.flexible.contains(v) {
+        read_section(r, &mut Discard { meta, v })?;
+    }
+    Ok(())
+}
+
+/// One value of type `ty` at `cx`, read and dropped (see [`discard_struct`]).
+fn discard_value(ty: &KafkaType, r: &mut Reader<'_>, cx: Cx) -> Result<(), DecodeError> {
+    match ty {
+        KafkaType::Bool => bool::read(r, cx).map(drop),
+        KafkaType::Int8 => r.read_i8().map(drop),
+        KafkaType::Int16 => r.read_i16().map(drop),
+        KafkaType::Uint16 => r.read_u16().map(drop),
+        KafkaType::Int32 => r.read_i32().map(drop),
+        KafkaType::Uint32 => r.read_u32().map(drop),
+        KafkaType::Int64 => r.read_i64().map(drop),
+        KafkaType::Float64 => r.read_f64().map(drop),
+        KafkaType::Uuid => Uuid::read(r, cx).map(drop),
+        // `Option<T>::read` rejects null unless `cx.nullable`, as `T::read` does.
+        KafkaType::String => Option::<Str>::read(r, cx).map(drop),
+        KafkaType::Bytes => Option::<Bytes>::read(r, cx).map(drop),
+        KafkaType::Records => Option::<Records>::read(r, cx).map(drop),
+        KafkaType::Array(t) => {
+            let at = r.position();
+            let Some(n) = read_array_prefix(r, cx.compact)? else {
+                return if cx.nullable {
+                    Ok(())
+                } else {
+                    Err(null_error(cx, at))
+                };
+            };
+            let ecx = cx.element();
+            for i in 0..n {
+                discard_value(t, r, ecx).map_err(|e| e.at_index(i))?;
+            }
+            Ok(())
+        }
+        KafkaType::Struct(m) => {
+            if cx.nullable && !read_struct_marker(r, cx)? {
+                return Ok(());
+            }
+            discard_struct(m(), r, cx)
+        }
+    }
+}
+
+/// The tagged entries of a discarded struct: declared ones read as their type, unknown
+/// ones dropped.
+struct Discard {
+    meta: &'static StructMeta,
+    v: Version,
+}
+
+impl Entries for Discard {
+    fn known(&mut self, tag: u32, r: &mut Reader<'_>) -> Result<Option<TagField>, DecodeError> {
+        let v = self.v;
+        let Some((i, f)) = self
+            .meta
+            .fields
+            .iter()
+            .enumerate()
+            .find(|(_, f)| f.tag == Some(tag))
+        else {
+            return Ok(None);
+        };
+        if !f.tagged.contains(v) {
+            return Err(tag_not_valid(r, tag, v).in_field(f.rust_name));
+        }
+        let tcx = tagged_cx(v, f.nullable.contains(v));
+        discard_value(&f.ty, r, tcx).map_err(|e| e.in_field(f.rust_name))?;
+        Ok(Some(TagField::new(self.meta, i)))
+    }
+
+    fn unknown(&mut self, _tag: u32, _data: Bytes, _keep: bool, _reserve: usize) {}
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! may change in any release.
 
 pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
-pub use crate::field::{Cx, Field, NullableField};
+pub use crate::field::{discard_struct, Cx, Field, NullableField};
 pub use crate::message::{ApiMessage, KafkaMessage};
 pub use crate::meta::{ApiKind, ApiMeta, DefaultValue, FieldMeta, KafkaType, StructMeta};
 pub use crate::types::{Str, UnknownTaggedFields, Uuid};

@@ -20,8 +20,8 @@ use bytes::Bytes;
 use kafka_wire::dynamic::{self, StructValue};
 use kafka_wire::frame::{self, DecodeOptions};
 use kafka_wire::{
-    ApiMessage, Bytes as KBytes, DecodeLimits, KafkaMessage, RequestHeader, Str, StructMeta,
-    UnknownTaggedFields, Version,
+    ApiMessage, Bytes as KBytes, Cx, DecodeLimits, KafkaMessage, Reader, RequestHeader, Str,
+    StructMeta, UnknownTaggedFields, Version,
 };
 
 #[path = "common/random.rs"]
@@ -176,6 +176,7 @@ fn compare<M: KafkaMessage + PartialEq + std::fmt::Debug>(
             mutate(&mut b, &mut rng);
         }
         let b = Bytes::from(b);
+        same_as_discard::<M>(&b, v);
         let t = M::decode_exact(&b, v);
         let d = dynamic::decode(meta, &b, v);
         match (t, d) {
@@ -188,6 +189,18 @@ fn compare<M: KafkaMessage + PartialEq + std::fmt::Debug>(
         }
     }
     accepted
+}
+
+/// The reader of array elements past what the input can hold (`Field::read_discard`, which
+/// reads a derived struct by its metadata and keeps nothing) consumes what the generated
+/// `read` consumes, or fails with the same error.
+fn same_as_discard<M: KafkaMessage>(b: &Bytes, v: Version) {
+    let mut r = Reader::new(b);
+    let typed = M::read(&mut r, Cx::new(v)).map(drop);
+    let mut d = Reader::new(b);
+    let discard = M::read_discard(&mut d, Cx::new(v));
+    assert_eq!(typed, discard, "{} v{v} {b:?}", M::META.name);
+    assert_eq!(r.position(), d.position(), "{} v{v} {b:?}", M::META.name);
 }
 
 /// Both codecs encode a decoded value alike at every version: same bytes or same error.
