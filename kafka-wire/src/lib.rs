@@ -38,7 +38,7 @@
 //! The crate holds Kafka's primitive encodings ([`primitives`], [`Reader`]), the [`Field`]
 //! trait that maps Rust types to Kafka types, version ranges, typed errors with byte offsets
 //! and field paths, the request and response headers, and framing.
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 // Lets this crate use its own derive (the headers are derived).

@@ -37,6 +37,7 @@
 mod compression;
 mod control;
 mod error;
+mod fused;
 mod read;
 mod write;
 

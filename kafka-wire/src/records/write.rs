@@ -4,6 +4,7 @@ use bytes::Bytes;
 
 use super::compression;
 use super::control::{ControlRecordType, EndTxnMarker};
+use super::fused::Fused;
 use super::{BatchHeader, Compression, TimestampType, RECORD_BATCH_OVERHEAD};
 use crate::{EncodeError, EncodeErrorKind};
 
@@ -47,6 +48,8 @@ pub struct BatchBuilder {
     buf: Vec<u8>,
     /// Record bytes not yet copied into `buf` (see [`Block`]).
     blk: Block,
+    /// The CRC of what is in `buf`, where it is computed while copying (see `fused`).
+    crc: Fused,
     base_offset: i64,
     partition_leader_epoch: i32,
     compression: Compression,
@@ -73,9 +76,12 @@ impl BatchBuilder {
     pub fn new(base_offset: i64) -> Self {
         let mut buf = Vec::with_capacity(512);
         buf.resize(RECORD_BATCH_OVERHEAD, 0);
+        let mut crc = Fused::new();
+        crc.set_enabled(true);
         BatchBuilder {
             buf,
             blk: Block::new(),
+            crc,
             base_offset,
             partition_leader_epoch: -1,
             compression: Compression::None,
@@ -112,7 +118,7 @@ impl BatchBuilder {
     /// [`append_raw`](Self::append_raw) it re-encodes a decoded batch unchanged.
     pub fn from_header(header: &BatchHeader) -> Self {
         let mut b = BatchBuilder::new(header.base_offset);
-        b.compression = header.compression().unwrap_or_default();
+        b.compression(header.compression().unwrap_or_default());
         b.fixed = Some(*header);
         b
     }
@@ -126,6 +132,8 @@ impl BatchBuilder {
     /// The compression codec of the records section.
     pub fn compression(&mut self, codec: Compression) -> &mut Self {
         self.compression = codec;
+        // A compressed batch's CRC covers the compressed bytes: nothing to gain on the way.
+        self.crc.set_enabled(codec == Compression::None);
         self
     }
 
@@ -252,6 +260,7 @@ impl BatchBuilder {
         write_record(
             &mut self.buf,
             &mut self.blk,
+            &mut self.crc,
             0,
             timestamp.wrapping_sub(base_ts),
             offset_delta as i32,
@@ -277,6 +286,7 @@ impl BatchBuilder {
         write_record(
             &mut self.buf,
             &mut self.blk,
+            &mut self.crc,
             attributes,
             timestamp_delta,
             offset_delta,
@@ -436,7 +446,13 @@ impl BatchBuilder {
         if let Some(dst) = self.buf.get_mut(..RECORD_BATCH_OVERHEAD) {
             dst.copy_from_slice(&hdr);
         }
-        let crc = crc_fast::crc32_iscsi(self.buf.get(21..).unwrap_or_default());
+        let folded = if self.compression == Compression::None {
+            self.crc.finish(&self.buf)
+        } else {
+            None
+        };
+        let crc =
+            folded.unwrap_or_else(|| crc_fast::crc32_iscsi(self.buf.get(21..).unwrap_or_default()));
         if let Some(dst) = self.buf.get_mut(17..21) {
             dst.copy_from_slice(&crc.to_be_bytes());
         }
@@ -583,7 +599,7 @@ impl Pen<'_> {
 
     /// The length prefix of a nullable byte string (null is -1, zigzag 1), then its bytes.
     #[inline(always)]
-    fn bytes(&mut self, out: &mut Vec<u8>, b: Option<&[u8]>) {
+    fn bytes(&mut self, out: &mut Vec<u8>, crc: &mut Fused, b: Option<&[u8]>) {
         match b {
             None => self.byte(1),
             Some(b) => {
@@ -592,7 +608,7 @@ impl Pen<'_> {
                     self.small(b);
                 } else {
                     self.flush(out);
-                    out.extend_from_slice(b);
+                    crc.copy(out, b);
                 }
             }
         }
@@ -634,6 +650,7 @@ impl Pen<'_> {
 fn write_record(
     out: &mut Vec<u8>,
     block: &mut Block,
+    crc: &mut Fused,
     attributes: i8,
     timestamp_delta: i64,
     offset_delta: i32,
@@ -684,13 +701,13 @@ fn write_record(
     blk.byte(attributes as u8);
     blk.uvarint(ts);
     blk.uvarint(od.into());
-    blk.bytes(out, key);
-    blk.bytes(out, value);
+    blk.bytes(out, crc, key);
+    blk.bytes(out, crc, value);
     blk.uvarint(zigzag32(headers.len() as i32).into());
     for h in headers {
         blk.make_room(out);
-        blk.bytes(out, Some(h.key));
-        blk.bytes(out, h.value);
+        blk.bytes(out, crc, Some(h.key));
+        blk.bytes(out, crc, h.value);
     }
     block.n = blk.n;
 }

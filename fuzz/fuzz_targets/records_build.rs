@@ -1,0 +1,87 @@
+//! The batch builder's CRC, which is computed while long keys and values are copied (see
+//! `records::fused`), against one `crc32c` pass over the finished batch; and every record
+//! read back from the batch as appended.
+//!
+//! Input: one byte of options (bits 0-3: the capacity the builder's buffer starts with, in
+//! 2^n bytes, so the buffer's alignment and its reallocations vary; bit 4: the first value is
+//! appended before any short record), then records, each `[u16 value length][u8 key length]
+//! [u8 header count]` followed by the value's bytes, taken from the input while it lasts and
+//! then generated from it, so a short input can still describe megabyte values.
+#![no_main]
+
+use bytes::Bytes;
+use kafka_wire::records::{crc32c, BatchBuilder, Batches, NewHeader, ReadOptions};
+use libfuzzer_sys::fuzz_target;
+
+/// `len` bytes for a value: the input's next bytes, then a pattern derived from them.
+fn take(data: &mut &[u8], len: usize, salt: u8) -> Vec<u8> {
+    let n = len.min(data.len());
+    let (now, rest) = data.split_at(n);
+    *data = rest;
+    let mut v = now.to_vec();
+    let seed = now.first().copied().unwrap_or(salt);
+    v.extend((n..len).map(|i| (i as u8).wrapping_mul(31) ^ seed ^ (i >> 8) as u8));
+    v
+}
+
+fuzz_target!(|input: &[u8]| {
+    let Some((&opts, mut data)) = input.split_first() else {
+        return;
+    };
+    let cap = 1usize << (opts & 0x0f);
+    let mut b = BatchBuilder::with_buffer(7, Vec::with_capacity(cap));
+    let mut want = Vec::new();
+    if opts & 0x10 != 0 {
+        let v = take(&mut data, 300, 1);
+        b.append(1, None, Some(&v), &[]);
+        want.push((None, Some(v), Vec::new()));
+    }
+    let mut salt = 0u8;
+    while data.len() >= 4 && want.len() < 200 {
+        let value_len = usize::from(u16::from_le_bytes([data[0], data[1]])) * 4;
+        let key_len = data[2];
+        let header_count = data[3] % 4;
+        data = &data[4..];
+        salt = salt.wrapping_add(1);
+        let key = (key_len != 255).then(|| take(&mut data, usize::from(key_len) * 3, salt));
+        let value = (value_len != 4 * 0xffff).then(|| take(&mut data, value_len, salt));
+        let headers: Vec<(String, Option<Vec<u8>>)> = (0..header_count)
+            .map(|i| (format!("h{i}"), Some(take(&mut data, usize::from(key_len) * 2, i))))
+            .collect();
+        let hs: Vec<NewHeader<'_>> = headers
+            .iter()
+            .map(|(k, v)| NewHeader::new(k, v.as_deref()))
+            .collect();
+        b.append(1_700_000_000_000, key.as_deref(), value.as_deref(), &hs);
+        want.push((key, value, headers));
+    }
+    let batch = match b.build() {
+        Ok(batch) => batch,
+        Err(e) => panic!("build failed: {e}"),
+    };
+    if want.is_empty() {
+        assert!(batch.is_empty());
+        return;
+    }
+    let stored = u32::from_be_bytes([batch[17], batch[18], batch[19], batch[20]]);
+    assert_eq!(stored, crc32c(&batch[21..]), "CRC of a {}-byte batch", batch.len());
+    let mut got = Vec::new();
+    for batch in Batches::new(Bytes::clone(&batch), ReadOptions::default()) {
+        let batch = batch.expect("the built batch reads");
+        for r in &batch.records().expect("its records read") {
+            let r = r.expect("each record reads");
+            let headers: Vec<(String, Option<Vec<u8>>)> = r
+                .headers
+                .iter()
+                .map(|h| {
+                    (
+                        String::from_utf8_lossy(h.key).into_owned(),
+                        h.value.map(<[u8]>::to_vec),
+                    )
+                })
+                .collect();
+            got.push((r.key.map(<[u8]>::to_vec), r.value.map(<[u8]>::to_vec), headers));
+        }
+    }
+    assert!(got == want, "records read back differ");
+});
