@@ -694,14 +694,24 @@ mod versus_kafka_protocol {
                     .map(|i| {
                         let len = 250 + first * 7 + i * 61;
                         let key = (i % 2 == 0).then(|| pattern(first % 20, i));
-                        (1_700_000_000_000 + i as i64, key, Some(pattern(len, first + i)))
+                        (
+                            1_700_000_000_000 + i as i64,
+                            key,
+                            Some(pattern(len, first + i)),
+                        )
                     })
                     .collect(),
             );
         }
         cases.push(
             (0..1000)
-                .map(|i| (1_700_000_000_000, Some(pattern(16, i)), Some(pattern(1000, i))))
+                .map(|i| {
+                    (
+                        1_700_000_000_000,
+                        Some(pattern(16, i)),
+                        Some(pattern(1000, i)),
+                    )
+                })
                 .collect(),
         );
         for (n, recs) in cases.iter().enumerate() {
@@ -711,7 +721,11 @@ mod versus_kafka_protocol {
                     ours.append(*ts, k.as_deref(), v.as_deref(), &[]);
                 }
                 let got = ours.build().unwrap();
-                assert_eq!(&got[..], &theirs_batch(n as i64, recs)[..], "case {n} capacity {cap}");
+                assert_eq!(
+                    &got[..],
+                    &theirs_batch(n as i64, recs)[..],
+                    "case {n} capacity {cap}"
+                );
             }
         }
     }
