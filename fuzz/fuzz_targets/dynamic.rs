@@ -87,15 +87,21 @@ fuzz_target!(|data: &[u8]| {
             let back = json::struct_from_json(meta, &j, version).expect("JSON reads back");
             let again = dynamic::encode(&back, version).expect("JSON value encodes");
             // JSON names every NaN "NaN" (as Jackson does), so a NaN's payload bits are the
-            // one thing its round trip may change: compare the values by `Debug` then.
+            // one thing its round trip may change: compare the values by `Debug` then. A
+            // string that is not UTF-8 is written as Java reads it (U+FFFD for malformed
+            // input), so it comes back as that text: the JSON must then be the same.
             if again != out {
                 let v2 = dynamic::decode(meta, &Bytes::from(again.clone()), version)
                     .expect("JSON round trip decodes");
-                assert_eq!(
-                    format!("{v2:?}"),
-                    format!("{v:?}"),
-                    "JSON round trip differs: {j}"
-                );
+                if j.to_string().contains('\u{fffd}') {
+                    assert_eq!(json::struct_to_json(&v2, version), j, "JSON round trip");
+                } else {
+                    assert_eq!(
+                        format!("{v2:?}"),
+                        format!("{v:?}"),
+                        "JSON round trip differs: {j}"
+                    );
+                }
             }
         }
         (Err(d), Err(t)) => {

@@ -453,11 +453,7 @@ fn value_text(v: &Value, cx: Cx) -> String {
         Value::Uint32(n) => n.to_string(),
         Value::Int64(n) => n.to_string(),
         Value::Float64(n) => n.to_string(),
-        Value::String(s) => format!(
-            "{:?} {}",
-            s.as_str(),
-            prefix_note(Some(s.len()), cx, "int16")
-        ),
+        Value::String(s) => format!("{s:?} {}", prefix_note(Some(s.len()), cx, "int16")),
         Value::Bytes(b) | Value::Records(b) => {
             format!(
                 "{} {}",

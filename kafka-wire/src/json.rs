@@ -182,7 +182,7 @@ pub fn value_to_json(v: &Value, version: Version) -> Json {
             None if *n > 0.0 => Json::from("Infinity"),
             None => Json::from("-Infinity"),
         },
-        Value::String(s) => Json::from(s.as_str()),
+        Value::String(s) => Json::from(s.to_string_lossy().into_owned()),
         Value::Bytes(b) | Value::Records(b) => Json::from(B64.encode(b)),
         Value::Uuid(u) => Json::from(u.to_string()),
         Value::Array(a) => Json::Array(a.iter().map(|x| value_to_json(x, version)).collect()),

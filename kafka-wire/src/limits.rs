@@ -76,6 +76,7 @@ pub struct DecodeLimits {
     max_unknown_tagged_fields: usize,
     max_unknown_tagged_bytes: usize,
     max_decompressed_batch: usize,
+    strict_utf8: bool,
 }
 
 impl DecodeLimits {
@@ -91,6 +92,7 @@ impl DecodeLimits {
         max_unknown_tagged_fields: usize::MAX,
         max_unknown_tagged_bytes: usize::MAX,
         max_decompressed_batch: DEFAULT_MAX_DECOMPRESSED_BATCH,
+        strict_utf8: false,
     };
 
     /// The defaults ([`DecodeLimits::DEFAULT`]).
@@ -138,6 +140,17 @@ impl DecodeLimits {
         self
     }
 
+    /// Whether a string that is not UTF-8 stops decoding with
+    /// [`DecodeErrorKind::InvalidUtf8`](crate::DecodeErrorKind::InvalidUtf8) (at the offset
+    /// of its bytes, with its field path). Off by default, as in Kafka's Java decoder, which
+    /// accepts any bytes: a [`Str`](crate::Str) then keeps them as they came and checks them
+    /// when read ([`Str::to_str`](crate::Str::to_str)). On, every string is checked while
+    /// decoding (a `String` field is checked either way: it cannot hold other bytes).
+    pub const fn strict_utf8(mut self, on: bool) -> Self {
+        self.strict_utf8 = on;
+        self
+    }
+
     /// The frame size limit.
     pub const fn frame_size(&self) -> usize {
         self.max_frame_size
@@ -165,6 +178,10 @@ impl DecodeLimits {
     /// The limit on one record batch's decompressed size.
     pub const fn decompressed_batch(&self) -> usize {
         self.max_decompressed_batch
+    }
+    /// Whether decoding checks strings' UTF-8 ([`DecodeLimits::strict_utf8`]).
+    pub const fn utf8_checked(&self) -> bool {
+        self.strict_utf8
     }
 }
 

@@ -94,8 +94,14 @@ mod tests {
         let b = Bytes::from_static(b"\xff\xff\xff\xfe");
         let e = Reader::new(&b).read_array_len(false).unwrap_err();
         assert_eq!(e.kind(), &DecodeErrorKind::NegativeLength(-2));
+        // Not UTF-8: kept as it came by default, an error at its bytes under strict_utf8.
         let b = Bytes::from_static(b"\x00\x01\xff");
-        let e = Reader::new(&b).read_string(false).unwrap_err();
+        let s = Reader::new(&b).read_string(false).unwrap();
+        assert_eq!(s.as_bytes().as_ref(), b"\xff");
+        let strict = crate::DecodeLimits::new().strict_utf8(true);
+        let e = Reader::with_limits(&b, &strict)
+            .read_string(false)
+            .unwrap_err();
         assert!(matches!(e.kind(), DecodeErrorKind::InvalidUtf8(_)));
         assert_eq!(e.offset(), 2);
         // A non-null string read where null is on the wire.

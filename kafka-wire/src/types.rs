@@ -1,14 +1,34 @@
 //! Value types for Kafka's `string`, `uuid`, `records` and unknown tagged fields.
 
-use core::{borrow::Borrow, fmt, mem::ManuallyDrop, ops::Deref, str::FromStr};
+use core::{
+    borrow::Borrow,
+    fmt::{self, Write as _},
+    mem::ManuallyDrop,
+    ops::Deref,
+    str::FromStr,
+};
 
 use bytes::Bytes;
 
-/// A UTF-8 string that shares the buffer it was decoded from (Kafka's `string`).
+/// Kafka's `string`: the bytes the wire carried, shared with the buffer they were decoded
+/// from (no copy, no allocation).
 ///
-/// Decoding checks UTF-8 and then slices the input: no copy, no allocation.
-/// It dereferences to `&str` and converts from `&'static str` (no copy) and `String` (no
-/// copy); a borrowed `&str` of shorter life is copied with [`Str::copy_from`].
+/// Decoding does not check UTF-8, as Kafka's own Java decoder does not reject it (it reads
+/// `new String(bytes, UTF_8)`, which replaces malformed input with U+FFFD). The bytes are
+/// kept as they came, so a decoded message encodes back to the same bytes, and a proxy that
+/// forwards a field does not pay for checking it. Reading the text is where UTF-8 matters:
+///
+/// - [`Str::to_str`] checks and says why the bytes are not UTF-8 (the accessor for input
+///   that is not trusted);
+/// - [`Str::to_string_lossy`] replaces malformed input with U+FFFD, giving the string Java's
+///   decoder gives; `Display` writes the same text, `Debug` escapes invalid bytes as `\xNN`;
+/// - `Deref<Target = str>`, [`Str::as_str`], `AsRef<str>` and `Borrow<str>` give the text
+///   of a valid string and `""` for bytes that are not UTF-8 (never a panic, never a prefix
+///   that could pass for another valid name); equality with a `&str` compares the bytes.
+///
+/// [`DecodeLimits::strict_utf8`](crate::DecodeLimits::strict_utf8) makes decoding reject
+/// invalid UTF-8 instead, with the offset and field path of the string. Strings built from
+/// Rust text (`From<&'static str>`, `From<String>`, [`Str::copy_from`]) are always UTF-8.
 #[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Str(Bytes);
 
@@ -37,36 +57,52 @@ impl Str {
         Str(Bytes::copy_from_slice(s.as_bytes()))
     }
 
-    /// Wraps bytes already known to be UTF-8, or says why they are not.
+    /// Wraps bytes that are UTF-8, or says why they are not.
     #[inline]
     pub fn from_utf8(bytes: Bytes) -> Result<Self, core::str::Utf8Error> {
         core::str::from_utf8(&bytes)?;
         Ok(Str(bytes))
     }
 
-    /// Wraps bytes the caller has just checked are UTF-8 (a decode fast path). Not a way
-    /// around the check: `as_str` still falls back to "" on invalid bytes.
+    /// Wraps any bytes without checking them, as decoding does: for forwarding a string
+    /// that arrived some other way exactly as it came.
     #[inline(always)]
-    pub(crate) fn from_checked(bytes: Bytes) -> Self {
-        debug_assert!(core::str::from_utf8(&bytes).is_ok());
+    pub const fn from_wire(bytes: Bytes) -> Self {
         Str(bytes)
     }
 
-    /// The string.
+    /// The text if the bytes are UTF-8, or why they are not (as `CStr::to_str`). Checks
+    /// the bytes on every call.
+    #[inline]
+    pub fn to_str(&self) -> Result<&str, core::str::Utf8Error> {
+        core::str::from_utf8(&self.0)
+    }
+
+    /// The text with malformed input replaced by U+FFFD, as Kafka's Java decoder reads it
+    /// (as `CStr::to_string_lossy`); borrowed when the bytes are UTF-8.
+    pub fn to_string_lossy(&self) -> std::borrow::Cow<'_, str> {
+        String::from_utf8_lossy(&self.0)
+    }
+
+    /// Whether the bytes are UTF-8.
+    pub fn is_utf8(&self) -> bool {
+        self.to_str().is_ok()
+    }
+
+    /// The text, or `""` if the bytes are not UTF-8 (see the type's documentation; use
+    /// [`Str::to_str`] to tell the two apart). Checks the bytes on every call.
     pub fn as_str(&self) -> &str {
-        // The constructors are the only way in and each checks UTF-8; a failed check here
-        // would be a bug in this module, so fall back to "" rather than trust unchecked bytes.
-        core::str::from_utf8(&self.0).unwrap_or_default()
+        self.to_str().unwrap_or_default()
     }
 
     /// The length in bytes. Unlike `str::len` through `Deref`, this does not check the
-    /// UTF-8 again (the codec asks for it on every `size` and `write`).
+    /// UTF-8 (the codec asks for it on every `size` and `write`).
     #[inline(always)]
     pub fn len(&self) -> usize {
         self.0.len()
     }
 
-    /// Whether the string is empty (without checking the UTF-8 again).
+    /// Whether the string is empty (without checking the UTF-8).
     #[inline(always)]
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
@@ -126,33 +162,70 @@ impl From<Box<str>> for Str {
     }
 }
 
+/// The text with malformed input replaced by U+FFFD ([`Str::to_string_lossy`]): what Kafka's
+/// Java decoder gives. No copy when the bytes are UTF-8 and not shared with a larger buffer.
 impl From<Str> for String {
     fn from(s: Str) -> Self {
-        s.as_str().to_owned()
+        match String::from_utf8(Vec::from(s.0)) {
+            Ok(s) => s,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        }
     }
 }
 
+// Bytes, not `as_str`: bytes that are not UTF-8 equal no Rust string, not even "".
 impl PartialEq<str> for Str {
     fn eq(&self, other: &str) -> bool {
-        self.as_str() == other
+        self.0 == other.as_bytes()
     }
 }
 
 impl PartialEq<&str> for Str {
     fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
+        self.0 == other.as_bytes()
     }
 }
 
+/// As `str`'s `Debug` for UTF-8; bytes that are not UTF-8 are written `\xNN`.
 impl fmt::Debug for Str {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self.as_str(), f)
+        if let Ok(s) = self.to_str() {
+            return fmt::Debug::fmt(s, f);
+        }
+        f.write_char('"')?;
+        for chunk in self.0.utf8_chunks() {
+            for c in chunk.valid().chars() {
+                // As `str`'s `Debug`: a single quote is not escaped inside double quotes.
+                if c == '\'' {
+                    f.write_char(c)?;
+                } else {
+                    for e in c.escape_debug() {
+                        f.write_char(e)?;
+                    }
+                }
+            }
+            for b in chunk.invalid() {
+                write!(f, "\\x{b:02X}")?;
+            }
+        }
+        f.write_char('"')
     }
 }
 
+/// The text with malformed input replaced by U+FFFD, as [`Str::to_string_lossy`], without
+/// allocating.
 impl fmt::Display for Str {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        if let Ok(s) = self.to_str() {
+            return f.write_str(s);
+        }
+        for chunk in self.0.utf8_chunks() {
+            f.write_str(chunk.valid())?;
+            if !chunk.invalid().is_empty() {
+                f.write_char(char::REPLACEMENT_CHARACTER)?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -419,6 +492,44 @@ mod tests {
         assert_eq!(m.get("topic"), Some(&1));
         let set: std::collections::HashSet<Str> = [Str::from("a")].into_iter().collect();
         assert!(set.contains("a"));
+    }
+
+    #[test]
+    fn str_not_utf8_reads_as_java_does() {
+        // (bytes, the text Kafka's Java decoder gives: `new String(bytes, UTF_8)` replaces
+        // each maximal malformed subpart with U+FFFD; the same text as Python's
+        // `bytes.decode("utf-8", "replace")`, which produced these expectations).
+        let cases: [(&[u8], &str); 7] = [
+            (b"\xff", "\u{fffd}"),
+            (b"\xc3(", "\u{fffd}("),
+            (b"ab\xe2\x82", "ab\u{fffd}"),
+            (b"\xed\xa0\x80x", "\u{fffd}\u{fffd}\u{fffd}x"),
+            (b"\xc0\xaf", "\u{fffd}\u{fffd}"),
+            (b"\xf0\x9f\x98", "\u{fffd}"),
+            (b"t\xf0\x9f\x98\x80p\x80", "t\u{1f600}p\u{fffd}"),
+        ];
+        for (bytes, java) in cases {
+            let s = Str::from_wire(Bytes::from_static(bytes));
+            assert_eq!(s.to_string_lossy(), java);
+            assert_eq!(s.to_string(), java, "Display");
+            assert_eq!(String::from(s.clone()), java);
+            assert!(s.to_str().is_err() && !s.is_utf8());
+            // Never a panic and never a prefix that could pass for another name.
+            assert_eq!(&*s, "");
+            assert_eq!(s.as_bytes().as_ref(), bytes);
+            assert_ne!(s, "");
+            assert_ne!(s, java);
+            assert!(Str::from_utf8(Bytes::from_static(bytes)).is_err());
+        }
+        let s = Str::from_wire(Bytes::from_static(b"a\"'\n\xffz"));
+        assert_eq!(format!("{s:?}"), r#""a\"'\n\xFFz""#);
+        assert_eq!(
+            format!("{:?}", Str::from("a\"'\n")),
+            format!("{:?}", "a\"'\n")
+        );
+        let ok = Str::from_wire(Bytes::from_static("hé".as_bytes()));
+        assert_eq!((ok.to_str(), ok.as_str()), (Ok("hé"), "hé"));
+        assert_eq!(String::from(ok), "hé");
     }
 
     #[test]

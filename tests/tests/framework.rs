@@ -463,10 +463,16 @@ fn decode_errors_name_the_field_and_offset() {
     let mut x = sample(0);
     x.nested = Some(vec![inner(1, None, false), inner(2, Some("ab"), false)]);
     let mut b = x.encode_to_vec(0).unwrap();
-    // Corrupt the second element's label ("ab") into invalid UTF-8.
+    // Corrupt the second element's label ("ab") into invalid UTF-8: an error with the
+    // deep path under strict_utf8 (accepted and kept by default, as Kafka's Java does).
     let pos = b.windows(2).position(|w| w == b"ab").unwrap();
     b[pos] = 0xff;
-    let e = Everything::decode_exact(&Bytes::from(b), 0).unwrap_err();
+    let b = Bytes::from(b);
+    let kept = Everything::decode_exact(&b, 0).unwrap();
+    assert_eq!(kept.encode_to_vec(0).unwrap(), b);
+    let limits = kafka_wire::DecodeLimits::new().strict_utf8(true);
+    let mut r = kafka_wire::Reader::with_limits(&b, &limits);
+    let e = Everything::decode(&mut r, 0).unwrap_err();
     assert!(matches!(e.kind(), DecodeErrorKind::InvalidUtf8(_)));
     assert_eq!(e.offset(), pos);
     assert_eq!(e.path().to_string(), "Everything.nested[1].label");

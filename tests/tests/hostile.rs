@@ -10,7 +10,8 @@ mod hostile_support;
 use bytes::Bytes;
 use hostile_support::*;
 use kafka_wire::{
-    frame, DecodeError, DecodeErrorKind, KafkaMessage, RequestHeader, UnknownTaggedFields,
+    frame, DecodeError, DecodeErrorKind, DecodeLimits, KafkaMessage, Reader, RequestHeader,
+    UnknownTaggedFields,
 };
 use kafka_wire_messages::*;
 
@@ -358,15 +359,35 @@ fn null_in_non_nullable_field() {
 
 #[test]
 fn invalid_utf8() {
-    // "\xc3(" is not UTF-8; the error points at the string's bytes, after the length.
+    // "\xc3(" is not UTF-8. Kafka's Java decoder accepts it (`new String(bytes, UTF_8)`
+    // reads "\u{fffd}("), and so does ours by default, keeping the bytes so the message
+    // encodes back to the same bytes.
     let mut b = hex("0002 c328");
     b.extend(&toc_v0_body(0)[2..]);
-    let e = toc_err(0, &b);
+    let m = TxnOffsetCommitRequest::decode_exact(&Bytes::copy_from_slice(&b), 0).unwrap();
+    assert_eq!(m.transactional_id.as_bytes().as_ref(), b"\xc3(");
+    assert_eq!(m.transactional_id.to_string_lossy(), "\u{fffd}(");
+    assert!(m.transactional_id.to_str().is_err());
+    assert_eq!(m.encode_to_vec(0).unwrap(), b);
+    // The metadata-driven codec agrees: the same bytes back, Java's text in JSON.
+    let buf = Bytes::from(b);
+    let meta = TxnOffsetCommitRequest::META;
+    let d = kafka_wire::dynamic::decode(meta, &buf, 0).unwrap();
+    assert_eq!(kafka_wire::dynamic::encode(&d, 0).unwrap(), buf);
+    let j = kafka_wire::json::struct_to_json(&d, 0);
+    assert_eq!(j["transactionalId"], "\u{fffd}(");
+    // Under strict_utf8 the error points at the string's bytes, after the length, in both.
+    let limits = DecodeLimits::new().strict_utf8(true);
+    let mut r = Reader::with_limits(&buf, &limits);
+    let e = TxnOffsetCommitRequest::decode(&mut r, 0).unwrap_err();
     assert!(matches!(e.kind(), DecodeErrorKind::InvalidUtf8(_)), "{e}");
     assert_eq!(
         (e.offset(), e.path().to_string()),
         (2, "TxnOffsetCommitRequest.transactional_id".to_owned())
     );
+    let mut r = Reader::with_limits(&buf, &limits);
+    let d = kafka_wire::dynamic::decode_from(meta, &mut r, 0, None).unwrap_err();
+    assert_eq!((d.kind(), d.offset()), (e.kind(), e.offset()));
 }
 
 #[test]
