@@ -73,6 +73,12 @@ pub struct BatchBuilder {
 
 impl BatchBuilder {
     /// A builder whose first record gets offset `base_offset`.
+    ///
+    /// Its buffer starts at 512 bytes and doubles as records are appended; measured, that
+    /// costs no more than a buffer reserved up front (a 1 MB batch of 1 KB records: 51.6 µs
+    /// against 51.5 µs of CPU, both allocating a new buffer each time). What does save time is
+    /// [`with_buffer`](Self::with_buffer), which reuses one buffer for batch after batch
+    /// (50.0 µs); [`reserve`](Self::reserve) sizes the buffer when the batch's size is known.
     pub fn new(base_offset: i64) -> Self {
         let mut buf = Vec::with_capacity(512);
         buf.resize(RECORD_BATCH_OVERHEAD, 0);
