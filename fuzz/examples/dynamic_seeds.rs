@@ -12,14 +12,14 @@
 #[path = "../../kafka-wire/tests/common/random.rs"]
 mod random;
 
-use kafka_wire::dynamic::{self, StructValue, Value};
+use kafka_wire::dynamic::{self, StructValue};
+use kafka_wire_fuzz::seeds::{grow, SeedDir};
 use kafka_wire_messages::ApiKey;
 
 fn main() {
     let out = std::env::args().nth(1).expect("usage: dynamic_seeds DIR");
-    std::fs::create_dir_all(&out).expect("create the output directory");
+    let mut seeds = SeedDir::create(out);
     let mut rng = random::Rng::new(7);
-    let (mut n, mut largest) = (0, 0);
     for (i, api) in ApiKey::ALL.iter().enumerate() {
         for side in 0..2u8 {
             let (meta, versions) = if side == 0 {
@@ -45,37 +45,11 @@ fn main() {
                     let mut b = vec![((i as u8) << 1) | side];
                     b.extend_from_slice(&v.to_be_bytes());
                     b.extend_from_slice(&body);
-                    largest = largest.max(b.len());
                     let side = if side == 0 { "req" } else { "resp" };
-                    let name = format!("{}_{side}_v{v}_{k}", api.name());
-                    std::fs::write(format!("{out}/{name}"), &b).expect("write a seed");
-                    n += 1;
+                    seeds.write(&format!("{}_{side}_v{v}_{k}", api.name()), &b);
                 }
             }
         }
     }
-    eprintln!("{n} seeds, largest {largest} bytes");
-}
-
-/// Repeats the elements of every array `times` times (a third as often one level down).
-fn grow(s: &mut StructValue, times: usize) {
-    for f in &mut s.fields {
-        grow_value(f, times);
-    }
-}
-
-fn grow_value(v: &mut Value, times: usize) {
-    match v {
-        Value::Array(items) if !items.is_empty() => {
-            for x in items.iter_mut() {
-                grow_value(x, (times / 3).max(1));
-            }
-            let copy = items.clone();
-            for _ in 1..times {
-                items.extend(copy.iter().cloned());
-            }
-        }
-        Value::Struct(s) => grow(s, times),
-        _ => {}
-    }
+    seeds.report("dynamic");
 }

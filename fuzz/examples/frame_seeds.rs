@@ -13,7 +13,8 @@
 #[path = "../../kafka-wire/tests/common/random.rs"]
 mod random;
 
-use kafka_wire::dynamic::{self, StructValue, Value};
+use kafka_wire::dynamic;
+use kafka_wire_fuzz::seeds::{grow, SeedDir};
 use kafka_wire::ApiKind;
 use kafka_wire_messages::ApiKey;
 
@@ -27,9 +28,7 @@ fn main() {
         ("request_frame", ApiKind::Request),
         ("response_frame", ApiKind::Response),
     ] {
-        let dir = format!("{out}/{target}");
-        std::fs::create_dir_all(&dir).expect("create the output directory");
-        let (mut n, mut largest) = (0, 0);
+        let mut seeds = SeedDir::create(format!("{out}/{target}"));
         for (i, api) in ApiKey::ALL.iter().enumerate() {
             let (meta, versions) = match kind {
                 ApiKind::Request => (api.request_meta(), api.request_versions()),
@@ -73,36 +72,10 @@ fn main() {
                     if b.len() > MAX {
                         continue;
                     }
-                    largest = largest.max(b.len());
-                    let name = format!("{dir}/{}_v{v}_{k}", api.name());
-                    std::fs::write(name, &b).expect("write a seed");
-                    n += 1;
+                    seeds.write(&format!("{}_v{v}_{k}", api.name()), &b);
                 }
             }
         }
-        eprintln!("{target}: {n} seeds, largest {largest} bytes");
-    }
-}
-
-/// Repeats the elements of every array `times` times (a third as often one level down).
-fn grow(s: &mut StructValue, times: usize) {
-    for f in &mut s.fields {
-        grow_value(f, times);
-    }
-}
-
-fn grow_value(v: &mut Value, times: usize) {
-    match v {
-        Value::Array(items) if !items.is_empty() => {
-            for x in items.iter_mut() {
-                grow_value(x, (times / 3).max(1));
-            }
-            let copy = items.clone();
-            for _ in 1..times {
-                items.extend(copy.iter().cloned());
-            }
-        }
-        Value::Struct(s) => grow(s, times),
-        _ => {}
+        seeds.report(target);
     }
 }

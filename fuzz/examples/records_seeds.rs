@@ -24,6 +24,7 @@ use kafka_wire::records::{
     LeaderChangeMessage, LeaderChangeVoter, NewHeader, SnapshotFooterRecord, SnapshotHeaderRecord,
 };
 use kafka_wire::{KafkaMessage, UnknownTaggedFields, Uuid};
+use kafka_wire_fuzz::seeds::SeedDir;
 
 const CODECS: [Compression; 5] = [
     Compression::None,
@@ -146,7 +147,7 @@ fn section(b: &[u8]) -> &[u8] {
 
 fn main() {
     let out = std::env::args().nth(1).expect("usage: records_seeds DIR");
-    std::fs::create_dir_all(&out).expect("create the output directory");
+    let mut seeds = SeedDir::create(out.as_str());
     let mut sets: Vec<(String, Vec<u8>)> = Vec::new();
     let mut wrapped: Vec<(String, u8, u16, Vec<u8>)> = Vec::new();
 
@@ -256,24 +257,18 @@ fn main() {
         }
     }
 
-    let (mut count, mut largest) = (0, 0);
-    let mut write = |name: &str, bytes: Vec<u8>| {
-        largest = largest.max(bytes.len());
-        count += 1;
-        std::fs::write(format!("{out}/{name}"), bytes).expect("write a seed");
-    };
     for (name, set) in sets {
         for (mode, tag) in [(0x00u8, "nocrc"), (0x10, "crc")] {
             let mut input = vec![mode];
             input.extend_from_slice(&set);
-            write(&format!("{name}_{tag}"), input);
+            seeds.write(&format!("{name}_{tag}"), &input);
         }
     }
     for (name, codec, n, sec) in wrapped {
         let mut input = vec![0x08 | codec];
         input.extend_from_slice(&n.to_be_bytes());
         input.extend_from_slice(&sec);
-        write(&format!("wrapped_{name}"), input);
+        seeds.write(&format!("wrapped_{name}"), &input);
     }
-    eprintln!("{count} seeds, largest {largest} bytes, in {out}");
+    seeds.report(&out);
 }

@@ -14,6 +14,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use bytes::Bytes;
 use kafka_wire::{DecodeError, KafkaMessage, Version};
+
+pub mod seeds;
 #[cfg(feature = "messages")]
 use kafka_wire::{RequestHeader, ResponseHeader};
 #[cfg(feature = "messages")]
