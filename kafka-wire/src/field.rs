@@ -797,6 +797,21 @@ impl NullableField for Bytes {
     }
     #[inline]
     fn read_nullable(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Self>, DecodeError> {
+        // A compact length in one or two bytes (up to 16 KiB: a record batch), inlined; the
+        // two-byte form otherwise goes through the out-of-line varint reader. Null, longer
+        // and bad lengths: below.
+        if cx.compact {
+            if let Some((s, rest)) = r.peek_short_compact() {
+                if s.len() <= r.limits.bytes_len() {
+                    let b = match s.len() {
+                        0 => Bytes::new(),
+                        n => r.share_before(rest, n),
+                    };
+                    r.skip_to(rest);
+                    return Ok(Some(b));
+                }
+            }
+        }
         let at = r.position();
         match read_prefix(r, Prefix::I32, cx.compact)? {
             None => Ok(None),
@@ -1373,6 +1388,55 @@ mod tests {
             .is_ok());
         let e = None::<Str>.write(&mut out, CLASSIC).unwrap_err();
         assert_eq!(e.kind(), &EncodeErrorKind::NullNotAllowed { version: 0 });
+    }
+
+    #[test]
+    fn compact_bytes_with_long_prefixes() {
+        // Kafka's unsigned varint of length + 1 (LEB128): one, two and three bytes.
+        let cases: [(usize, &[u8]); 5] = [
+            (0, &[1]),
+            (126, &[0x7f]),
+            (127, &[0x80, 0x01]),
+            (16382, &[0xff, 0x7f]),
+            (16383, &[0x80, 0x80, 0x01]),
+        ];
+        for (len, prefix) in cases {
+            let body: Vec<u8> = (0..len).map(|i| i as u8).collect();
+            let wire = [prefix, &body].concat();
+            let got = dec::<Bytes>(&wire, COMPACT).unwrap();
+            assert_eq!(got, body, "length {len}");
+            assert_eq!(enc(&got, COMPACT), wire, "length {len}");
+            let got = dec::<Records>(&wire, COMPACT_NULLABLE).unwrap();
+            assert_eq!(got.0, body, "length {len}");
+        }
+        assert_eq!(dec::<Option<Bytes>>(&[0], COMPACT_NULLABLE).unwrap(), None);
+        let e = dec::<Bytes>(&[0x81, 0x00], COMPACT).unwrap_err();
+        assert_eq!(e.kind(), &DecodeErrorKind::NonCanonicalVarint);
+        let e = dec::<Bytes>(&[0xc9, 0x01, 1, 2], COMPACT).unwrap_err();
+        assert_eq!(
+            (e.kind(), e.offset()),
+            (
+                &DecodeErrorKind::LengthExceedsInput {
+                    declared: 200,
+                    remaining: 2
+                },
+                0
+            )
+        );
+        let wire = [&[0x80, 0x01][..], &[7; 127]].concat();
+        let limits = crate::DecodeLimits::new().max_bytes_len(126);
+        let e = dec_with::<Bytes>(&wire, COMPACT, &limits).unwrap_err();
+        assert_eq!(
+            (e.kind(), e.offset()),
+            (
+                &DecodeErrorKind::LimitExceeded {
+                    limit: crate::Limit::BytesLen,
+                    value: 127,
+                    max: 126
+                },
+                0
+            )
+        );
     }
 
     #[test]
