@@ -388,6 +388,101 @@ const fn empty_prefix(p: Prefix, compact: bool) -> usize {
     }
 }
 
+/// Writes the length prefix of a value of `n` bytes or elements in the forms nearly every
+/// value takes, and returns `true`: a compact length in one varint byte (up to 126), or a
+/// classic int16/int32 within its maximum. Anything else returns `false` with nothing
+/// written, for the caller's cold path to write with [`put_prefix`] (longer compact
+/// lengths; lengths over the maximum, which fail): so the writer of each string, bytes and
+/// array type holds only this, inline.
+#[inline(always)]
+fn put_len_fast<B: BufMut + ?Sized>(buf: &mut B, p: Prefix, n: usize, compact: bool) -> bool {
+    if compact {
+        if n < 0x7f {
+            buf.put_u8(n as u8 + 1);
+            return true;
+        }
+    } else {
+        match p {
+            Prefix::I16 if n <= MAX_STRING_LEN => {
+                buf.put_i16(n as i16);
+                return true;
+            }
+            Prefix::I32 if n <= i32::MAX as usize => {
+                buf.put_i32(n as i32);
+                return true;
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Writes the length prefix of a value of `n` bytes or elements: [`put_len_fast`] inline,
+/// else one cold call.
+#[inline(always)]
+fn put_len<B: BufMut + ?Sized>(
+    buf: &mut B,
+    p: Prefix,
+    n: usize,
+    compact: bool,
+) -> Result<(), EncodeError> {
+    if put_len_fast(buf, p, n, compact) {
+        return Ok(());
+    }
+    put_prefix_cold(buf, p, Some(n), compact)
+}
+
+/// A string or bytes value: prefix and contents, the common forms inline (see
+/// [`put_len_fast`]). The fast path returns straight after its copy; everything else
+/// (null, long compact lengths, too long) is one cold call that writes the whole value, so
+/// no code after a slow prefix is shared with the fast path (with the copy after a
+/// `put_len(..)?`, TxnOffsetCommit v5 encodes took 1.4% more instructions).
+#[inline(always)]
+fn put_sized<B: BufMut + ?Sized>(
+    buf: &mut B,
+    p: Prefix,
+    v: Option<&[u8]>,
+    compact: bool,
+) -> Result<(), EncodeError> {
+    if let Some(b) = v {
+        if put_len_fast(buf, p, b.len(), compact) {
+            buf.put_slice(b);
+            return Ok(());
+        }
+    }
+    put_sized_slow(buf, p, v, compact)
+}
+
+/// The rest of [`put_sized`], cold.
+#[cold]
+#[inline(never)]
+fn put_sized_slow<B: BufMut + ?Sized>(
+    buf: &mut B,
+    p: Prefix,
+    v: Option<&[u8]>,
+    compact: bool,
+) -> Result<(), EncodeError> {
+    put_prefix(buf, p, v.map(<[u8]>::len), compact)?;
+    if let Some(b) = v {
+        buf.put_slice(b);
+    }
+    Ok(())
+}
+
+/// [`put_prefix`] out of line and cold: the rest of [`put_len`], and null arrays, so that
+/// the loops around an array write keep their registers.
+#[cold]
+#[inline(never)]
+fn put_prefix_cold<B: BufMut + ?Sized>(
+    buf: &mut B,
+    p: Prefix,
+    len: Option<usize>,
+    compact: bool,
+) -> Result<(), EncodeError> {
+    put_prefix(buf, p, len, compact)
+}
+
+/// Any length prefix, checked against its maximum (`None`: null).
 #[inline]
 fn put_prefix<B: BufMut + ?Sized>(
     buf: &mut B,
@@ -405,6 +500,14 @@ fn put_prefix<B: BufMut + ?Sized>(
             Prefix::I16 => EncodeErrorKind::StringTooLong(n),
             Prefix::I32 => EncodeErrorKind::LengthTooLarge(n),
         })),
+        // uvarint(n + 1) in two bytes, written here rather than by the general varint
+        // writer's loop: compact strings of 127 to 16,382 bytes come here, as do arrays of
+        // that many elements.
+        Some(n) if compact && n < 0x3fff => {
+            let v = n + 1;
+            buf.put_slice(&[(v as u8 & 0x7f) | 0x80, (v >> 7) as u8]);
+            Ok(())
+        }
         _ if compact => {
             put_uvarint(buf, len.map_or(0, |n| n as u32 + 1));
             Ok(())
@@ -426,56 +529,26 @@ fn put_prefix<B: BufMut + ?Sized>(
     }
 }
 
-/// Writes an array's length prefix (`None`: null), checked against its maximum: the one
-/// function for arrays in both the generated code (through `Vec<T>`) and `dynamic`.
+/// Writes an array's length prefix (`None`: null), checked against its maximum, for
+/// arrays in `dynamic` (the generated code's `Vec<T>` takes the same
+/// [`put_len`] and [`put_prefix`]).
+#[cfg(feature = "json")]
 #[inline]
 pub(crate) fn put_array_prefix<B: BufMut + ?Sized>(
     buf: &mut B,
     len: Option<usize>,
     compact: bool,
 ) -> Result<(), EncodeError> {
-    put_prefix(buf, Prefix::I32, len, compact)
-}
-
-/// An array's length prefix for `n` elements: the common forms (a one-byte compact length,
-/// a classic int32) inline, anything else through [`put_array_prefix`] out of line, so that
-/// each element type's copy of the array writer holds only the fast path.
-#[inline(always)]
-fn put_array_len<B: BufMut + ?Sized>(
-    buf: &mut B,
-    n: usize,
-    compact: bool,
-) -> Result<(), EncodeError> {
-    if compact {
-        if n < 0x7f {
-            buf.put_u8(n as u8 + 1);
-            return Ok(());
-        }
-    } else if n <= i32::MAX as usize {
-        buf.put_i32(n as i32);
-        return Ok(());
+    match len {
+        Some(n) => put_len(buf, Prefix::I32, n, compact),
+        None => put_prefix(buf, Prefix::I32, None, compact),
     }
-    put_array_len_slow(buf, n, compact)
 }
 
-/// The rest of [`put_array_len`]: long compact lengths and lengths over the maximum. Cold,
-/// so that the array loops around it keep their registers (an array of 127 or more
-/// elements pays one call).
-#[cold]
-#[inline(never)]
-fn put_array_len_slow<B: BufMut + ?Sized>(
-    buf: &mut B,
-    n: usize,
-    compact: bool,
-) -> Result<(), EncodeError> {
-    put_array_prefix(buf, Some(n), compact)
-}
-
-/// A null array's prefix, out of line and cold (see [`put_array_len_slow`]).
-#[cold]
-#[inline(never)]
-fn put_null_array<B: BufMut + ?Sized>(buf: &mut B, compact: bool) -> Result<(), EncodeError> {
-    put_array_prefix(buf, None, compact)
+/// A null prefix (length -1 in the classic form, 0 in the compact one), cold.
+#[inline(always)]
+fn put_null<B: BufMut + ?Sized>(buf: &mut B, p: Prefix, compact: bool) -> Result<(), EncodeError> {
+    put_prefix_cold(buf, p, None, compact)
 }
 
 /// Reads an array's element count (`None`: null), checked against the input and the
@@ -665,20 +738,7 @@ impl NullableField for Str {
         buf: &mut B,
         cx: Cx,
     ) -> Result<(), EncodeError> {
-        if let Some(s) = v {
-            let n = s.len();
-            if cx.compact && n < 0x7f {
-                buf.put_u8(n as u8 + 1);
-                buf.put_slice(s.as_bytes());
-                return Ok(());
-            }
-            if !cx.compact && n <= MAX_STRING_LEN {
-                buf.put_i16(n as i16);
-                buf.put_slice(s.as_bytes());
-                return Ok(());
-            }
-        }
-        str_slow(v, buf, cx)
+        put_sized(buf, Prefix::I16, v.map(|s| &s.as_bytes()[..]), cx.compact)
     }
     #[inline]
     fn size_nullable(v: Option<&Self>, cx: Cx) -> usize {
@@ -693,17 +753,6 @@ impl NullableField for Str {
     fn min_size_nullable(cx: Cx) -> usize {
         empty_prefix(Prefix::I16, cx.compact)
     }
-}
-
-/// The rest of [`Str`]'s write: null, long compact lengths, too long.
-#[cold]
-#[inline(never)]
-fn str_slow<B: BufMut + ?Sized>(v: Option<&Str>, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
-    put_prefix(buf, Prefix::I16, v.map(|s| s.len()), cx.compact)?;
-    if let Some(s) = v {
-        buf.put_slice(s.as_bytes());
-    }
-    Ok(())
 }
 
 impl Field for String {
@@ -733,11 +782,7 @@ impl NullableField for String {
         buf: &mut B,
         cx: Cx,
     ) -> Result<(), EncodeError> {
-        put_prefix(buf, Prefix::I16, v.map(|s| s.len()), cx.compact)?;
-        if let Some(s) = v {
-            buf.put_slice(s.as_bytes());
-        }
-        Ok(())
+        put_sized(buf, Prefix::I16, v.map(|s| s.as_bytes()), cx.compact)
     }
     fn size_nullable(v: Option<&Self>, cx: Cx) -> usize {
         let len = v.map(|s| s.len());
@@ -784,11 +829,7 @@ impl NullableField for Bytes {
         buf: &mut B,
         cx: Cx,
     ) -> Result<(), EncodeError> {
-        put_prefix(buf, Prefix::I32, v.map(|b| b.len()), cx.compact)?;
-        if let Some(b) = v {
-            buf.put_slice(b);
-        }
-        Ok(())
+        put_sized(buf, Prefix::I32, v.map(|b| &b[..]), cx.compact)
     }
     #[inline]
     fn size_nullable(v: Option<&Self>, cx: Cx) -> usize {
@@ -950,9 +991,9 @@ impl<T: Field> NullableField for Vec<T> {
         cx: Cx,
     ) -> Result<(), EncodeError> {
         let Some(items) = v else {
-            return put_null_array(buf, cx.compact);
+            return put_null(buf, Prefix::I32, cx.compact);
         };
-        put_array_len(buf, items.len(), cx.compact)?;
+        put_len(buf, Prefix::I32, items.len(), cx.compact)?;
         let ecx = cx.element();
         // The index is worked out from the iterator on error only: a counter kept
         // across the loop was one more value spilled to the stack per element.
@@ -1328,6 +1369,36 @@ mod tests {
         let e = dec::<String>(&wire, COMPACT).unwrap_err();
         assert!(matches!(e.kind(), DecodeErrorKind::InvalidUtf8(_)));
         assert_eq!(e.offset(), 2);
+    }
+
+    /// Bytes and arrays take the same prefixes as strings: a compact length of two varint
+    /// bytes (127 to 16,382) inline, three bytes through the general writer; classic int32.
+    /// Prefixes laid out by hand from the unsigned varint rule (the value is the length plus
+    /// one).
+    #[test]
+    fn compact_prefixes_of_bytes_and_arrays() {
+        let cases: [(usize, &[u8]); 5] = [
+            (126, &[0x7f]),
+            (127, &[0x80, 0x01]),
+            (300, &[0xad, 0x02]),
+            (16382, &[0xff, 0x7f]),
+            (16383, &[0x80, 0x80, 0x01]),
+        ];
+        for (len, prefix) in cases {
+            let b = Bytes::from(vec![7u8; len]);
+            assert_eq!(enc(&b, COMPACT), [prefix, &b[..]].concat(), "bytes {len}");
+            let a = vec![true; len];
+            let body = vec![1u8; len];
+            assert_eq!(
+                enc(&a, COMPACT),
+                [prefix, &body[..]].concat(),
+                "array {len}"
+            );
+            let classic = (len as i32).to_be_bytes();
+            assert_eq!(enc(&a, CLASSIC), [&classic[..], &body[..]].concat());
+        }
+        assert_eq!(enc::<Option<Vec<bool>>>(&None, NULLABLE), [0xff; 4]);
+        assert_eq!(enc::<Option<Bytes>>(&None, COMPACT_NULLABLE), [0]);
     }
 
     #[test]
