@@ -1031,6 +1031,14 @@ pub struct BodySpec {
 /// or a version the API lacks is an error in the header, before it is read) and otherwise
 /// as [`frame::decode_request`].
 ///
+/// A key `lookup` does not resolve is `UnknownApiKey` (at offset 4, in
+/// `header.request_api_key`), whatever the reason: this codec has no table of APIs of its
+/// own, only what the caller gives it. The typed `RequestFrame` of `kafkawire-messages`
+/// reports `ApiNotCompiled` (same offset and path) for an API its `ApiKey` knows but whose
+/// types a per-area cargo feature left out, because there the table names the feature to
+/// enable. A caller that wants that error first checks the key (`ApiKey::from_i16`,
+/// `ApiKey::is_compiled`) before handing the frame to this function.
+///
 /// With a `trace`, the tree is one root node for the message with three children: `Frame`
 /// (its `size`), the header and the body. After a failure the trace holds everything read up
 /// to the failing node, which carries the error.
