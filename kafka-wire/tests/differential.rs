@@ -241,6 +241,11 @@ fn random_limits(rng: &mut Rng, frame_len: usize) -> DecodeLimits {
     if rng.below(8) == 0 {
         l = l.max_frame_size((frame_len + rng.below(3) as usize).saturating_sub(5));
     }
+    // Mutated strings are often not UTF-8: both codecs keep them by default and must reject
+    // them alike (kind, offset, path) when asked to check.
+    if rng.below(4) == 0 {
+        l = l.strict_utf8(true);
+    }
     l
 }
 
