@@ -180,7 +180,13 @@ pub fn put_count<B: BufMut + ?Sized>(buf: &mut B, n: usize) {
 /// The size of a tagged-section count.
 #[inline(always)]
 pub fn count_size(n: usize) -> usize {
-    uvarint_size(n as u32)
+    // Nearly always one byte: a predicted branch, not the varint size formula's chain.
+    if n < 0x80 {
+        1
+    } else {
+        core::hint::cold_path();
+        uvarint_size(n as u32)
+    }
 }
 
 /// A declared tagged field just read, for the error paths after it: the field's name is
