@@ -22,9 +22,14 @@ use bytes::Bytes;
 ///   that is not trusted);
 /// - [`Str::to_string_lossy`] replaces malformed input with U+FFFD, giving the string Java's
 ///   decoder gives; `Display` writes the same text, `Debug` escapes invalid bytes as `\xNN`;
-/// - `Deref<Target = str>`, [`Str::as_str`], `AsRef<str>` and `Borrow<str>` give the text
-///   of a valid string and `""` for bytes that are not UTF-8 (never a panic, never a prefix
-///   that could pass for another valid name); equality with a `&str` compares the bytes.
+/// - `Deref<Target = str>`, [`Str::as_str`] and `AsRef<str>` give the text of a valid
+///   string and `""` for bytes that are not UTF-8 (never a panic, never a prefix that could
+///   pass for another valid name); equality with a `&str` compares the bytes.
+///
+/// `Eq`, `Ord` and `Hash` compare, order and hash the bytes, and `Str` borrows as `[u8]`
+/// (not as `str`), so it is a sound key for `HashMap`, `HashSet` and `BTreeMap` whatever
+/// the bytes: look a key up by its bytes, `map.get(b"orders".as_slice())` or
+/// `map.get(name.as_bytes().as_ref())`. A key that is not UTF-8 matches only its own bytes.
 ///
 /// [`DecodeLimits::strict_utf8`](crate::DecodeLimits::strict_utf8) makes decoding reject
 /// invalid UTF-8 instead, with the offset and field path of the string. Strings built from
@@ -32,11 +37,11 @@ use bytes::Bytes;
 #[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Str(Bytes);
 
-// By hand: `Borrow<str>` promises the same hash as `str`, which hashes differently from the
-// `[u8]` a derived impl would hash, and `HashMap<Str, _>::get("topic")` would miss.
+// By hand: `Borrow<[u8]>` promises the same hash as `[u8]`, so the bytes are hashed as a
+// slice (`Bytes`' own `Hash` makes no such promise).
 impl core::hash::Hash for Str {
     fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
-        self.as_str().hash(state);
+        <[u8] as core::hash::Hash>::hash(&self.0, state);
     }
 }
 
@@ -132,9 +137,13 @@ impl AsRef<str> for Str {
     }
 }
 
-impl Borrow<str> for Str {
-    fn borrow(&self) -> &str {
-        self.as_str()
+/// Map lookups by bytes: `HashMap<Str, _>::get(b"topic".as_slice())` or
+/// `map.get(name.as_bytes())`. `Eq`, `Ord` and `Hash` all follow the bytes, so a key that
+/// is not UTF-8 is found only by its own bytes. (There is no `Borrow<str>`: a string that is
+/// not UTF-8 has no `str` that orders and hashes as it does.)
+impl Borrow<[u8]> for Str {
+    fn borrow(&self) -> &[u8] {
+        &self.0
     }
 }
 
@@ -486,12 +495,53 @@ mod tests {
     }
 
     #[test]
-    fn str_hashes_like_str() {
-        let mut m = std::collections::HashMap::new();
+    fn str_map_keys_follow_the_bytes() {
+        use std::collections::{BTreeMap, HashMap, HashSet};
+        let bad = |b: &'static [u8]| Str::from_wire(Bytes::from_static(b));
+
+        // Valid keys are found by their bytes.
+        let mut m = HashMap::new();
         m.insert(Str::from("topic"), 1);
-        assert_eq!(m.get("topic"), Some(&1));
-        let set: std::collections::HashSet<Str> = [Str::from("a")].into_iter().collect();
-        assert!(set.contains("a"));
+        assert_eq!(m.get(b"topic".as_slice()), Some(&1));
+        assert_eq!(m.get(Str::from("topic").as_bytes().as_ref()), Some(&1));
+        let set: HashSet<Str> = [Str::from("a")].into_iter().collect();
+        assert!(set.contains(b"a".as_slice()));
+
+        // Invalid keys: each is found by its own bytes only, never by "" (which they would
+        // borrow as if `Str` were `Borrow<str>`), and "" finds only the real empty key.
+        let mut m = HashMap::new();
+        m.insert(bad(b"x\xff"), 1);
+        m.insert(bad(b"y\xfe"), 2);
+        assert_eq!(m.get(b"".as_slice()), None);
+        m.insert(Str::new(), 3);
+        assert_eq!(m.get(b"".as_slice()), Some(&3));
+        assert_eq!(m.get(b"x\xff".as_slice()), Some(&1));
+        assert_eq!(m.get(b"y\xfe".as_slice()), Some(&2));
+        assert_eq!(m.len(), 3);
+
+        // A B-tree deep enough to have internal nodes (more than 11 keys), with invalid
+        // keys sorting among valid ones: every key is found where the bytes order it.
+        let mut keys: Vec<Str> = (b'a'..=b'z')
+            .map(|c| Str::from(String::from(char::from(c))))
+            .collect();
+        for b in [
+            b"a\xff".as_slice(),
+            b"c\xc3(",
+            b"f\x80",
+            b"m\xed\xa0\x80",
+            b"t\xf0\x9f\x98",
+        ] {
+            keys.push(bad(b));
+        }
+        let t: BTreeMap<Str, usize> = keys.iter().cloned().zip(0..).collect();
+        assert_eq!(t.len(), keys.len());
+        for (i, k) in keys.iter().enumerate() {
+            assert_eq!(t.get(k.as_bytes().as_ref()), Some(&i), "{k:?}");
+        }
+        assert_eq!(t.get(b"".as_slice()), None);
+        // Ordered by bytes: "a" < "a\xff" < "b".
+        let order: Vec<&[u8]> = t.keys().take(3).map(|k| k.as_bytes().as_ref()).collect();
+        assert_eq!(order, [b"a".as_slice(), b"a\xff", b"b"]);
     }
 
     #[test]
