@@ -13,6 +13,8 @@
 //! Elsewhere (other CPUs and architectures, compressed batches, batches with no long value)
 //! the builder copies and the checksum is one `crc-fast` pass at `build`, as before.
 
+#[cfg(all(test, target_arch = "x86_64"))]
+use x86::detected as x86_detected;
 #[cfg(target_arch = "x86_64")]
 pub(super) use x86::Fused;
 
@@ -55,6 +57,50 @@ const fn x_pow(mut e: u64) -> u32 {
     r
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Tests: the fused path is off on this thread (see [`with_fused_off`]).
+    static FUSED_OFF: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+}
+
+/// Tests: runs `f` with the fused path turned off for the builders it creates, so that the
+/// plain copy and the single CRC pass at `build` are exercised on a machine that has AVX-512,
+/// and the two paths' batches can be compared.
+#[cfg(test)]
+pub(super) fn with_fused_off<T>(f: impl FnOnce() -> T) -> T {
+    FUSED_OFF.set(true);
+    let r = f();
+    FUSED_OFF.set(false);
+    r
+}
+
+/// Whether a test turned the fused path off on this thread.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn fused_off() -> bool {
+    #[cfg(test)]
+    return FUSED_OFF.get();
+    #[cfg(not(test))]
+    false
+}
+
+/// Tests: whether a test that needs AVX-512 VPCLMULQDQ cannot run here. The skip is printed,
+/// and it is a failure when `KAFKA_WIRE_REQUIRE_AVX512=1` (CI sets it on machines that have
+/// the instructions, so that a lost detection cannot pass silently).
+#[cfg(test)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn skip_without_avx512(what: &str, have: bool) -> bool {
+    if have {
+        return false;
+    }
+    let why = format!("this CPU lacks AVX-512F/VPCLMULQDQ/PCLMULQDQ/SSE4.2: {what} is not tested");
+    assert!(
+        std::env::var_os("KAFKA_WIRE_REQUIRE_AVX512").is_none_or(|v| v != "1"),
+        "KAFKA_WIRE_REQUIRE_AVX512=1 but {why}"
+    );
+    eprintln!("SKIPPED: {why}");
+    true
+}
+
 #[cfg(not(target_arch = "x86_64"))]
 mod portable {
     /// No fused path on this architecture: values are copied, the CRC is computed at build.
@@ -67,6 +113,12 @@ mod portable {
         }
 
         pub(in crate::records) fn set_enabled(&mut self, _yes: bool) {}
+
+        /// Tests: whether any bytes went through the fused path (never, here).
+        #[cfg(test)]
+        pub(in crate::records) fn used(&self) -> bool {
+            false
+        }
 
         #[inline(always)]
         pub(in crate::records) fn copy(&mut self, out: &mut Vec<u8>, src: &[u8]) {
@@ -158,7 +210,13 @@ mod x86 {
         /// CRC covers the compressed bytes instead). Folded state is kept: `finish` is only
         /// asked for it when the section was not replaced.
         pub(in crate::records) fn set_enabled(&mut self, yes: bool) {
-            self.enabled = yes && detected();
+            self.enabled = yes && detected() && !super::fused_off();
+        }
+
+        /// Tests: whether any bytes went through the fused path.
+        #[cfg(test)]
+        pub(in crate::records) fn used(&self) -> bool {
+            self.enabled && self.from > self.start
         }
 
         /// Appends `src` to the batch `out`, folding it into the CRC when that is worth it.
@@ -302,7 +360,7 @@ mod x86 {
     }
 
     /// Whether this CPU has every instruction the fused path uses.
-    fn detected() -> bool {
+    pub(super) fn detected() -> bool {
         std::is_x86_feature_detected!("avx512f")
             && std::is_x86_feature_detected!("vpclmulqdq")
             && std::is_x86_feature_detected!("pclmulqdq")
@@ -352,8 +410,13 @@ mod x86 {
     }
 
     /// The register `r` after `n` more zero bytes: r·x^(8n) modulo the polynomial.
+    ///
+    /// `n` must be below 2^32: the table stops at x^(8·2^31), so higher bits of `n` would be
+    /// dropped silently. A batch is at most 2 GiB (`build_vec` refuses larger ones before the
+    /// CRC), so `n` never gets there.
     #[target_feature(enable = "pclmulqdq,sse4.2")]
     fn shift(mut r: u32, n: u64) -> u32 {
+        debug_assert!(n >> 32 == 0, "shift by {n} bytes: at most 2^32 - 1");
         for _ in 0..(n & 7) {
             r = _mm_crc32_u8(r, 0);
         }
@@ -409,8 +472,7 @@ mod x86 {
 
         #[test]
         fn fused_crc_matches_crc_fast_at_every_length() {
-            if !detected() {
-                eprintln!("no AVX-512 VPCLMULQDQ here: the fused path is not tested");
+            if super::super::skip_without_avx512("the fused CRC", detected()) {
                 return;
             }
             let mut s = 0x9e37_79b9_7f4a_7c15;
@@ -436,8 +498,7 @@ mod x86 {
 
         #[test]
         fn shift_is_zero_feeding() {
-            if !detected() {
-                eprintln!("no SSE4.2/PCLMULQDQ here: `shift` is not tested");
+            if super::super::skip_without_avx512("`shift`", detected()) {
                 return;
             }
             // SAFETY: the features `check_shift` is compiled for were just detected.
@@ -473,5 +534,55 @@ mod tests {
         assert_eq!(mul_mod(x_pow(100), x_pow(23)), x_pow(123));
         // x^(2^32·8) by squaring agrees with the product of its halves.
         assert_eq!(mul_mod(x_pow(1 << 34), x_pow(1 << 34)), x_pow(1 << 35));
+    }
+
+    /// A builder's batch with values long enough for the fused path, built once with it and
+    /// once without: the same bytes, and the CRC is Kafka's (checked by the decoder).
+    #[test]
+    fn builder_batches_identical_with_and_without_the_fused_path() {
+        use crate::records::{BatchBuilder, NewHeader};
+
+        let mut s = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        let records: Vec<(Vec<u8>, Vec<u8>)> = (0..200)
+            .map(|i| {
+                let len = match i % 4 {
+                    0 => 3,
+                    1 => 255,
+                    2 => 256 + next() as usize % 3000,
+                    _ => 70_000 + next() as usize % 100,
+                };
+                let key = (0..i % 20).map(|_| next() as u8).collect();
+                (key, (0..len).map(|_| next() as u8).collect())
+            })
+            .collect();
+        let build = || {
+            let mut b = BatchBuilder::new(1000);
+            b.producer(7, 1, 0);
+            for (i, (k, v)) in records.iter().enumerate() {
+                let h = [NewHeader::new("h", Some(&v[..v.len().min(300)]))];
+                b.append(1_700_000_000_000 + i as i64, Some(k), Some(v), &h);
+            }
+            let used = b.fused_used();
+            (b.build_vec().expect("a valid batch"), used)
+        };
+        let (fused, used) = build();
+        let (plain, plain_used) = with_fused_off(build);
+        assert!(!plain_used, "with_fused_off left the fused path on");
+        #[cfg(target_arch = "x86_64")]
+        if !skip_without_avx512("the builder's fused path", x86_detected()) {
+            assert!(used, "the fused path was not taken");
+        }
+        let _ = used;
+        assert_eq!(fused.len(), plain.len());
+        assert!(fused == plain, "the two paths' batches differ");
+        // Kafka's CRC-32C of bytes 21.., from an independent implementation.
+        let crc = crc_fast::crc32_iscsi(&plain[21..]);
+        assert_eq!(plain[17..21], crc.to_be_bytes());
     }
 }

@@ -129,6 +129,12 @@ impl BatchBuilder {
         b
     }
 
+    /// Tests: whether any bytes went through the fused CRC path.
+    #[cfg(test)]
+    pub(super) fn fused_used(&self) -> bool {
+        self.crc.used()
+    }
+
     /// Reserves room for `bytes` more bytes of records.
     pub fn reserve(&mut self, bytes: usize) -> &mut Self {
         self.buf.reserve(bytes);
