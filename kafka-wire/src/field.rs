@@ -524,8 +524,9 @@ fn put_prefix<B: BufMut + ?Sized>(
         })),
         // uvarint(n + 1) in two bytes, written here rather than by the general varint
         // writer's loop: compact strings of 127 to 16,382 bytes come here, as do arrays of
-        // that many elements.
-        Some(n) if compact && n < 0x3fff => {
+        // that many elements. The range is part of the pattern: a shorter length (a caller
+        // that skipped `put_len_fast`) takes the general writer's canonical single byte.
+        Some(n @ 0x7f..0x3fff) if compact => {
             let v = n + 1;
             buf.put_slice(&[(v as u8 & 0x7f) | 0x80, (v >> 7) as u8]);
             Ok(())
@@ -1462,6 +1463,49 @@ mod tests {
             |x| x.to_be_bytes().to_vec(),
         );
         check(|i| i as f64 * -1.5, |x| x.to_be_bytes().to_vec());
+    }
+
+    /// Compact arrays at the prefix's width boundaries: uvarint(n + 1) is one byte up to 126
+    /// elements, two from 127 to 16,382, three from 16,383; `enc` checks `size` against the
+    /// bytes written.
+    #[test]
+    fn compact_array_prefix_boundaries() {
+        let cases: [(usize, &[u8]); 5] = [
+            (126, &[0x7f]),
+            (127, &[0x80, 0x01]),
+            (128, &[0x81, 0x01]),
+            (16_382, &[0xff, 0x7f]),
+            (16_383, &[0x80, 0x80, 0x01]),
+        ];
+        for (n, prefix) in cases {
+            let items: Vec<i32> = (0..n as i32).map(|i| i.wrapping_mul(-7_919)).collect();
+            let mut want = prefix.to_vec();
+            for x in &items {
+                want.extend(x.to_be_bytes());
+            }
+            assert_eq!(enc(&items, COMPACT), want, "{n} elements");
+            assert_eq!(
+                dec::<Vec<i32>>(&want, COMPACT).unwrap(),
+                items,
+                "{n} elements"
+            );
+        }
+    }
+
+    /// `put_prefix` called directly with a short compact length still writes the canonical
+    /// one-byte uvarint (its fast callers never pass one; the decoder refuses the padded form).
+    #[test]
+    fn put_prefix_short_compact_length_is_canonical() {
+        for (n, want) in [
+            (0usize, &[1u8][..]),
+            (5, &[6]),
+            (126, &[0x7f]),
+            (127, &[0x80, 1]),
+        ] {
+            let mut out = Vec::new();
+            put_prefix(&mut out, Prefix::I32, Some(n), true).unwrap();
+            assert_eq!(out, want, "{n}");
+        }
     }
 
     #[test]
