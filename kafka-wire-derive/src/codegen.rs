@@ -694,7 +694,8 @@ fn field_meta(f: &Field) -> TokenStream {
     let versions = range(f.versions);
     let about = &f.about;
     let kafka_type = quote_spanned!(ty.span()=> <#ty as #kw::Fx>::TYPE);
-    let mut out = quote!(#kw::FieldMeta::new(#rust_name, #kname, #kafka_type, #versions, #about));
+    let mut out = quote!(#kw::FieldMeta::new(#rust_name, #kname, #kafka_type, #versions, #about)
+        .with_utf8_required(<#ty as #kw::Fx>::UTF8));
     if !f.nullable.is_empty() {
         let r = range(f.nullable);
         out = quote!(#out.with_nullable(#r));

@@ -615,7 +615,7 @@ impl Dec<'_, '_, '_> {
             let at = self.r.position();
             self.open(|| field_node(f, at));
             let val = self
-                .read_value(&f.ty, fcx)
+                .read_value(&f.ty, fcx, f.utf8_required)
                 .map_err(|e| e.in_field(f.rust_name))?;
             let text = self.trace.is_some().then(|| self.text(&val, fcx));
             self.close(|| text.unwrap_or_default());
@@ -646,7 +646,9 @@ impl Dec<'_, '_, '_> {
         read_section(self.r, &mut e)
     }
 
-    fn read_value(&mut self, ty: &KafkaType, cx: Cx) -> Result<Value, DecodeError> {
+    /// One value of type `ty`; its strings must be UTF-8 when `utf8` (the field is a Rust
+    /// `String`, see [`FieldMeta::utf8_required`]).
+    fn read_value(&mut self, ty: &KafkaType, cx: Cx, utf8: bool) -> Result<Value, DecodeError> {
         let r = &mut *self.r;
         Ok(match ty {
             KafkaType::Bool => Value::Bool(bool::read(r, cx)?),
@@ -659,7 +661,15 @@ impl Dec<'_, '_, '_> {
             KafkaType::Float64 => Value::Float64(r.read_f64()?),
             KafkaType::Uuid => Value::Uuid(Uuid::read(r, cx)?),
             // `Option<T>::read` rejects null unless `cx.nullable`, as `T::read` does.
-            KafkaType::String => Option::<Str>::read(r, cx)?.map_or(Value::Null, Value::String),
+            KafkaType::String => match Option::<Str>::read(r, cx)? {
+                Some(s) if utf8 => {
+                    // As `String`'s `read`: the same check, error and offset.
+                    crate::field::check_utf8(r, &s)?;
+                    Value::String(s)
+                }
+                Some(s) => Value::String(s),
+                None => Value::Null,
+            },
             KafkaType::Bytes => Option::<Bytes>::read(r, cx)?.map_or(Value::Null, Value::Bytes),
             KafkaType::Records => {
                 let v =
@@ -673,7 +683,7 @@ impl Dec<'_, '_, '_> {
                 }
                 v
             }
-            KafkaType::Array(t) => self.read_array(t, cx)?,
+            KafkaType::Array(t) => self.read_array(t, cx, utf8)?,
             KafkaType::Struct(m) => {
                 if cx.nullable && !read_struct_marker(r, cx)? {
                     return Ok(Value::Null);
@@ -683,7 +693,12 @@ impl Dec<'_, '_, '_> {
         })
     }
 
-    fn read_array(&mut self, elem: &'static KafkaType, cx: Cx) -> Result<Value, DecodeError> {
+    fn read_array(
+        &mut self,
+        elem: &'static KafkaType,
+        cx: Cx,
+        utf8: bool,
+    ) -> Result<Value, DecodeError> {
         let at = self.r.position();
         self.open(|| {
             let mut n = Node::new("length", if cx.compact { "uvarint" } else { "int32" }, at);
@@ -721,7 +736,9 @@ impl Dec<'_, '_, '_> {
                 let t = elem.to_string();
                 Node::new(format!("{t}[{i}]"), t, eat)
             });
-            let x = self.read_value(elem, ecx).map_err(|e| e.at_index(i))?;
+            let x = self
+                .read_value(elem, ecx, utf8)
+                .map_err(|e| e.at_index(i))?;
             let text = self.trace.is_some().then(|| self.text(&x, ecx));
             self.close(|| text.unwrap_or_default());
             if self.keep {
@@ -813,7 +830,7 @@ impl Entries for DynEntries<'_, '_> {
             last_len: 0,
         };
         let x = d
-            .read_value(&f.ty, tcx)
+            .read_value(&f.ty, tcx, f.utf8_required)
             .map_err(|e| e.in_field(f.rust_name))?;
         let shown = d.text(&x, tcx);
         let r = d.r;

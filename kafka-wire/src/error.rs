@@ -102,7 +102,9 @@ pub enum DecodeErrorKind {
         /// The version being decoded.
         version: Version,
     },
-    /// A string that is not UTF-8.
+    /// A string that is not UTF-8: any string under
+    /// [`DecodeLimits::strict_utf8`](crate::DecodeLimits::strict_utf8), or one read into a
+    /// `String` field (by the typed and the metadata-driven decoders alike).
     #[error("invalid UTF-8 in string: {0}")]
     InvalidUtf8(core::str::Utf8Error),
     /// An unsigned varint whose 5th byte (or a varlong whose 10th) has the continuation bit.

@@ -73,6 +73,13 @@ pub trait Field: Sized {
     #[doc(hidden)]
     const NESTED_FLEXIBLE: Option<VersionRange> = None;
 
+    /// Implementation detail of the derive, hidden: whether the strings of this type (or
+    /// that it holds, for arrays and options) must be UTF-8 whatever the decode limits, as
+    /// `String` requires, so that the metadata-driven readers check them as `read` does.
+    /// Leave it at its default.
+    #[doc(hidden)]
+    const UTF8_REQUIRED: bool = false;
+
     /// Writes the value.
     ///
     /// A write that fails may leave part of the value in `buf`: the encode entry points
@@ -213,6 +220,7 @@ pub trait NullableField: Field {
 impl<T: NullableField> Field for Option<T> {
     const KAFKA_TYPE: KafkaType = T::KAFKA_TYPE;
     const NESTED_FLEXIBLE: Option<VersionRange> = T::NESTED_FLEXIBLE;
+    const UTF8_REQUIRED: bool = T::UTF8_REQUIRED;
 
     #[inline(always)]
     fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
@@ -723,6 +731,19 @@ fn read_str_slow(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Str>, DecodeError>
 
 /// A decoded string as a Rust `String`, which cannot hold bytes that are not UTF-8: those
 /// are an error at the string's first byte (`r` is just past it), whatever the limits say.
+/// Fails with `InvalidUtf8` at the string's first byte when `s`, just read, is not UTF-8
+/// (the check of [`utf8_string`], for the metadata-driven readers).
+#[cfg(feature = "json")]
+pub(crate) fn check_utf8(r: &Reader<'_>, s: &Str) -> Result<(), DecodeError> {
+    match s.to_str() {
+        Ok(_) => Ok(()),
+        Err(e) => Err(DecodeError::new(
+            DecodeErrorKind::InvalidUtf8(e),
+            r.position().saturating_sub(s.len()),
+        )),
+    }
+}
+
 fn utf8_string(r: &Reader<'_>, s: Str) -> Result<String, DecodeError> {
     match s.to_str() {
         Ok(t) => Ok(t.to_owned()),
@@ -780,6 +801,7 @@ impl NullableField for Str {
 
 impl Field for String {
     const KAFKA_TYPE: KafkaType = KafkaType::String;
+    const UTF8_REQUIRED: bool = true;
     fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
         Self::write_nullable(Some(self), buf, cx)
     }
@@ -978,6 +1000,7 @@ fn push_grow<T>(out: &mut Vec<T>, x: T) {
 impl<T: Field> Field for Vec<T> {
     const KAFKA_TYPE: KafkaType = KafkaType::Array(&T::KAFKA_TYPE);
     const NESTED_FLEXIBLE: Option<VersionRange> = T::NESTED_FLEXIBLE;
+    const UTF8_REQUIRED: bool = T::UTF8_REQUIRED;
 
     #[inline]
     fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
@@ -1189,7 +1212,7 @@ pub fn discard_struct(
         if !f.mandatory().contains(v) {
             continue;
         }
-        if let Err(e) = discard_value(&f.ty, r, field_cx(meta, f, v)) {
+        if let Err(e) = discard_value(&f.ty, r, field_cx(meta, f, v), f.utf8_required) {
             return Err(e.in_field(f.rust_name));
         }
     }
@@ -1199,8 +1222,14 @@ pub fn discard_struct(
     Ok(())
 }
 
-/// One value of type `ty` at `cx`, read and dropped (see [`discard_struct`]).
-fn discard_value(ty: &KafkaType, r: &mut Reader<'_>, cx: Cx) -> Result<(), DecodeError> {
+/// One value of type `ty` at `cx`, read and dropped (see [`discard_struct`]); its strings
+/// must be UTF-8 when `utf8` (the field is a Rust `String`).
+fn discard_value(
+    ty: &KafkaType,
+    r: &mut Reader<'_>,
+    cx: Cx,
+    utf8: bool,
+) -> Result<(), DecodeError> {
     match ty {
         KafkaType::Bool => bool::read(r, cx).map(drop),
         KafkaType::Int8 => r.read_i8().map(drop),
@@ -1212,6 +1241,7 @@ fn discard_value(ty: &KafkaType, r: &mut Reader<'_>, cx: Cx) -> Result<(), Decod
         KafkaType::Float64 => r.read_f64().map(drop),
         KafkaType::Uuid => Uuid::read(r, cx).map(drop),
         // `Option<T>::read` rejects null unless `cx.nullable`, as `T::read` does.
+        KafkaType::String if utf8 => Option::<String>::read(r, cx).map(drop),
         KafkaType::String => Option::<Str>::read(r, cx).map(drop),
         KafkaType::Bytes => Option::<Bytes>::read(r, cx).map(drop),
         KafkaType::Records => Option::<Records>::read(r, cx).map(drop),
@@ -1226,7 +1256,7 @@ fn discard_value(ty: &KafkaType, r: &mut Reader<'_>, cx: Cx) -> Result<(), Decod
             };
             let ecx = cx.element();
             for i in 0..n {
-                discard_value(t, r, ecx).map_err(|e| e.at_index(i))?;
+                discard_value(t, r, ecx, utf8).map_err(|e| e.at_index(i))?;
             }
             Ok(())
         }
@@ -1262,7 +1292,7 @@ impl Entries for Discard {
             return Err(tag_not_valid(r, tag, v).in_field(f.rust_name));
         }
         let tcx = tagged_cx(v, f.nullable.contains(v));
-        discard_value(&f.ty, r, tcx).map_err(|e| e.in_field(f.rust_name))?;
+        discard_value(&f.ty, r, tcx, f.utf8_required).map_err(|e| e.in_field(f.rust_name))?;
         Ok(Some(TagField::new(self.meta, i)))
     }
 

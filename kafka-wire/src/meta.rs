@@ -276,6 +276,10 @@ pub struct FieldMeta {
     pub map_key: bool,
     /// Whether Java keeps this bytes field as a view of the input (`zeroCopy`).
     pub zero_copy: bool,
+    /// Whether the field's strings must be UTF-8 whatever the decode limits: set by the
+    /// derive for a Rust `String` (or `Option<String>`, `Vec<String>`), whose typed `read`
+    /// rejects invalid UTF-8, so that the metadata-driven readers reject it too.
+    pub utf8_required: bool,
 }
 
 impl FieldMeta {
@@ -304,6 +308,7 @@ impl FieldMeta {
             entity_type: None,
             map_key: false,
             zero_copy: false,
+            utf8_required: false,
         }
     }
 
@@ -369,6 +374,15 @@ impl FieldMeta {
     pub const fn with_zero_copy(self) -> Self {
         FieldMeta {
             zero_copy: true,
+            ..self
+        }
+    }
+
+    /// The same, with its strings required to be UTF-8 when `yes` (see
+    /// [`FieldMeta::utf8_required`]).
+    pub const fn with_utf8_required(self, yes: bool) -> Self {
+        FieldMeta {
+            utf8_required: yes,
             ..self
         }
     }

@@ -251,6 +251,8 @@ pub trait Fx: Sized {
     const TYPE: KafkaType;
     /// [`Field::NESTED_FLEXIBLE`].
     const NESTED: Option<VersionRange>;
+    /// [`Field::UTF8_REQUIRED`].
+    const UTF8: bool;
 
     /// Writes field `i` of the struct.
     fn put<B: BufMut + ?Sized>(&self, s: St, b: &mut B, i: usize) -> EncRes;
@@ -315,6 +317,7 @@ pub trait Fx: Sized {
 impl<T: Field> Fx for T {
     const TYPE: KafkaType = T::KAFKA_TYPE;
     const NESTED: Option<VersionRange> = T::NESTED_FLEXIBLE;
+    const UTF8: bool = T::UTF8_REQUIRED;
 
     #[inline(always)]
     fn put<B: BufMut + ?Sized>(&self, s: St, b: &mut B, i: usize) -> EncRes {

@@ -623,3 +623,97 @@ fn fixed_width_runs_keep_per_field_bytes_and_errors() {
         );
     }
 }
+
+/// Arrays of `Everything`, to read them past what the input can hold (the metadata-driven
+/// discard path): an over-long `list` claims the input for its later elements, so
+/// `items` in its first element cannot fit and is read by the discard path.
+#[derive(KafkaMessage, Debug, Clone, PartialEq)]
+#[kafka(versions = "0-4", flexible = "2+")]
+struct Many {
+    #[kafka(versions = "0+")]
+    items: Vec<Everything>,
+    unknown: UnknownTaggedFields,
+}
+
+/// See [`Many`].
+#[derive(KafkaMessage, Debug, Clone, PartialEq)]
+#[kafka(versions = "0-4", flexible = "2+")]
+struct Outer {
+    #[kafka(versions = "0+")]
+    list: Vec<Many>,
+    unknown: UnknownTaggedFields,
+}
+
+#[test]
+fn string_fields_are_utf8_in_every_reader() {
+    // A `String` field (`owned`) rejects invalid UTF-8 in the typed read whatever the
+    // limits; the metadata-driven decoder and the discard path of an over-long array must
+    // reject it too, with the same kind, offset (the string's first byte) and path.
+    fn key(e: &kafka_wire::DecodeError) -> (bool, usize, String) {
+        (
+            matches!(e.kind(), DecodeErrorKind::InvalidUtf8(_)),
+            e.offset(),
+            e.path().to_string(),
+        )
+    }
+    // An array count as the wire writes it: int32, or unsigned varint of count + 1.
+    fn count(n: u32, flexible: bool) -> Vec<u8> {
+        if !flexible {
+            return n.to_be_bytes().to_vec();
+        }
+        let (mut v, mut out) = (n + 1, Vec::new());
+        while v >= 0x80 {
+            out.push((v as u8 & 0x7f) | 0x80);
+            v >>= 7;
+        }
+        out.push(v as u8);
+        out
+    }
+    for v in 0..=4i16 {
+        let flexible = v >= 2;
+        let mut x = sample(v);
+        x.owned = "OWNED!".to_owned();
+        let mut b = x.encode_to_vec(v).unwrap();
+        let pos = b.windows(6).position(|w| w == b"OWNED!").unwrap();
+        b[pos + 1] = 0xff; // "O\xffNED!": a lone continuation byte
+        let b = Bytes::from(b);
+
+        let typed = Everything::decode_exact(&b, v).unwrap_err();
+        assert_eq!(
+            key(&typed),
+            (true, pos, "Everything.owned".to_owned()),
+            "v{v}: {typed}"
+        );
+        let dynamic = kafka_wire::dynamic::decode(Everything::META, &b, v).unwrap_err();
+        assert_eq!(key(&dynamic), key(&typed), "v{v} dynamic: {dynamic}");
+
+        // `Outer { list: [Many { items: [x] }, ...] }`: with a `list` count of 1 every
+        // element is read by the typed `read`; with a count as large as the input allows,
+        // `list`'s later elements claim the input and `items` is read by the discard path.
+        let mut inner = count(1, flexible);
+        let at_inner = inner.len();
+        inner.extend_from_slice(&b);
+        if flexible {
+            inner.push(0); // Many's tagged fields
+        }
+        for (what, big) in [("fits", false), ("over-long", true)] {
+            let tail = inner.len() + usize::from(flexible);
+            let n = if big { tail as u32 } else { 1 };
+            let mut m = count(n, flexible);
+            let at = m.len() + at_inner;
+            m.extend_from_slice(&inner);
+            if flexible {
+                m.push(0); // Outer's tagged fields
+            }
+            let m = Bytes::from(m);
+            let e = Outer::decode_exact(&m, v).unwrap_err();
+            assert_eq!(
+                key(&e),
+                (true, at + pos, "Outer.list[0].items[0].owned".to_owned()),
+                "v{v} {what}: {e}"
+            );
+            let d = kafka_wire::dynamic::decode(Outer::META, &m, v).unwrap_err();
+            assert_eq!(key(&d), key(&e), "v{v} {what} dynamic: {d}");
+        }
+    }
+}

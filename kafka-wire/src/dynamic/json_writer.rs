@@ -106,15 +106,15 @@ fn put(w: &mut dyn Write, j: &Json) -> io::Result<()> {
     serde_json::to_writer(w, j).map_err(io::Error::from)
 }
 
-/// A value read and dropped (to move past it).
-fn skip(r: &mut Reader<'_>, ty: &KafkaType, cx: Cx) -> Result<(), DecodeError> {
+/// A value read and dropped (to move past it); its strings must be UTF-8 when `utf8`.
+fn skip(r: &mut Reader<'_>, ty: &KafkaType, cx: Cx, utf8: bool) -> Result<(), DecodeError> {
     Dec {
         r,
         trace: None,
         keep: false,
         last_len: 0,
     }
-    .read_value(ty, cx)
+    .read_value(ty, cx, utf8)
     .map(drop)
 }
 
@@ -147,12 +147,12 @@ impl Jw<'_, '_, '_> {
             put(self.w, &Json::from(json_name(f.name)))?;
             self.w.write_all(b":")?;
             if f.mandatory().contains(v) {
-                self.write_value(&f.ty, r, field_cx(meta, f, v))
+                self.write_value(&f.ty, r, field_cx(meta, f, v), f.utf8_required)
                     .map_err(|e| in_field(e, f.rust_name))?;
             } else if let Some(&(_, at)) = located.iter().find(|(j, _)| *j == i) {
                 let mut tr = Reader::at(self.buf, at);
                 let tcx = tagged_cx(v, f.nullable.contains(v));
-                self.write_value(&f.ty, &mut tr, tcx)
+                self.write_value(&f.ty, &mut tr, tcx, f.utf8_required)
                     .map_err(|e| in_field(e, f.rust_name))?;
             } else {
                 put(self.w, &value_to_json(&default_value(f), self.version))?;
@@ -188,7 +188,8 @@ impl Jw<'_, '_, '_> {
     ) -> Result<Vec<(usize, usize)>, DecodeError> {
         let mut r = Reader::at(self.buf, at);
         for f in meta.fields.iter().filter(|f| f.mandatory().contains(v)) {
-            skip(&mut r, &f.ty, field_cx(meta, f, v)).map_err(|e| e.in_field(f.rust_name))?;
+            skip(&mut r, &f.ty, field_cx(meta, f, v), f.utf8_required)
+                .map_err(|e| e.in_field(f.rust_name))?;
         }
         let mut e = Locate {
             meta,
@@ -204,6 +205,7 @@ impl Jw<'_, '_, '_> {
         ty: &KafkaType,
         r: &mut Reader<'_>,
         cx: Cx,
+        utf8: bool,
     ) -> Result<(), WriteJsonError> {
         match ty {
             KafkaType::Array(elem) => {
@@ -227,7 +229,8 @@ impl Jw<'_, '_, '_> {
                     if i > 0 {
                         self.w.write_all(b",")?;
                     }
-                    self.write_value(elem, r, ecx).map_err(|e| at_index(e, i))?;
+                    self.write_value(elem, r, ecx, utf8)
+                        .map_err(|e| at_index(e, i))?;
                 }
                 self.w.write_all(b"]")?;
             }
@@ -245,7 +248,7 @@ impl Jw<'_, '_, '_> {
                     keep: false,
                     last_len: 0,
                 }
-                .read_value(ty, cx)?;
+                .read_value(ty, cx, utf8)?;
                 match (&x, self.records.as_deref_mut()) {
                     (super::Value::Records(data), Some(hook)) => {
                         let at = r.position() - data.len();
@@ -261,7 +264,7 @@ impl Jw<'_, '_, '_> {
                     keep: false,
                     last_len: 0,
                 }
-                .read_value(leaf, cx)?;
+                .read_value(leaf, cx, utf8)?;
                 put(self.w, &value_to_json(&x, self.version))?;
             }
         }
@@ -305,7 +308,7 @@ fn skip_declared(
     }
     let at = r.position();
     let tcx = tagged_cx(v, f.nullable.contains(v));
-    skip(r, &f.ty, tcx).map_err(|e| e.in_field(f.rust_name))?;
+    skip(r, &f.ty, tcx, f.utf8_required).map_err(|e| e.in_field(f.rust_name))?;
     Ok(Some((i, at)))
 }
 
