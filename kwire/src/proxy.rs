@@ -664,7 +664,15 @@ impl Shared {
         let mut brokers = self.brokers.lock().await;
         let mut changed = false;
         for (host, port) in endpoints {
-            let key = (host.as_str().to_owned(), *port);
+            // A host that is not UTF-8 names no address this proxy could connect to (and
+            // `as_str` would give them all one key, ""): left as it came, and reported.
+            let Ok(h) = host.to_str() else {
+                self.connection_error(format!(
+                    "broker host {host:?}:{port} is not UTF-8: left unrewritten"
+                ));
+                continue;
+            };
+            let key = (h.to_owned(), *port);
             let local = match brokers.get(&key) {
                 Some(a) => *a,
                 None => {

@@ -329,3 +329,43 @@ fn a_response_with_trailing_bytes_is_rewritten_and_reported() {
         "{line}"
     );
 }
+
+/// A broker host that is not UTF-8 names no address the proxy could connect to: the
+/// response goes to the client as it came, and the summary says why.
+#[test]
+fn a_broker_host_that_is_not_utf8_is_left_unrewritten() {
+    let mut answer = METADATA_RESP.to_vec();
+    // The host "broker.example" is bytes 18..32: "broker\xffexample".
+    assert_eq!(&answer[18..32], b"broker.example");
+    answer[24] = 0xff;
+    let broker = TcpListener::bind("127.0.0.1:0").unwrap();
+    let upstream = broker.local_addr().unwrap().to_string();
+    let sent = answer.clone();
+    let broker_thread = std::thread::spawn(move || {
+        let (mut s, _) = broker.accept().unwrap();
+        assert_eq!(read_frame(&mut s), METADATA_REQ);
+        s.write_all(&sent).unwrap();
+    });
+    let (child, port) = start_proxy(&upstream, Stdio::piped(), "3");
+    let mut client = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    client
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    client.write_all(METADATA_REQ).unwrap();
+    let got = read_frame(&mut client);
+    drop(client);
+    broker_thread.join().unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(got, answer);
+    let line = stdout
+        .lines()
+        .find(|l| l.contains("\"direction\":\"response\""))
+        .unwrap_or_else(|| panic!("no response line in {stdout}"));
+    let j: serde_json::Value = serde_json::from_str(line).unwrap();
+    assert_ne!(j["rewritten"], true, "{line}");
+    assert!(
+        stdout.contains(r#"connection: broker host "broker\xFFexample":9092 is not UTF-8"#),
+        "{stdout}"
+    );
+}
