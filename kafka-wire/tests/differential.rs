@@ -176,7 +176,8 @@ fn compare<M: KafkaMessage + PartialEq + std::fmt::Debug>(
             mutate(&mut b, &mut rng);
         }
         let b = Bytes::from(b);
-        same_as_discard::<M>(&b, v);
+        let limits = random_limits(&mut rng, b.len());
+        same_as_discard::<M>(&b, v, &limits);
         let t = M::decode_exact(&b, v);
         let d = dynamic::decode(meta, &b, v);
         match (t, d) {
@@ -193,14 +194,17 @@ fn compare<M: KafkaMessage + PartialEq + std::fmt::Debug>(
 
 /// The reader of array elements past what the input can hold (`Field::read_discard`, which
 /// reads a derived struct by its metadata and keeps nothing) consumes what the generated
-/// `read` consumes, or fails with the same error.
-fn same_as_discard<M: KafkaMessage>(b: &Bytes, v: Version) {
-    let mut r = Reader::new(b);
+/// `read` consumes, or fails with the same error, under the same (random) limits: tight
+/// lengths and counts, and `strict_utf8`, whose branch of the discard readers the default
+/// limits never take.
+fn same_as_discard<M: KafkaMessage>(b: &Bytes, v: Version, limits: &DecodeLimits) {
+    let mut r = Reader::with_limits(b, limits);
     let typed = M::read(&mut r, Cx::new(v)).map(drop);
-    let mut d = Reader::new(b);
+    let mut d = Reader::with_limits(b, limits);
     let discard = M::read_discard(&mut d, Cx::new(v));
-    assert_eq!(typed, discard, "{} v{v} {b:?}", M::META.name);
-    assert_eq!(r.position(), d.position(), "{} v{v} {b:?}", M::META.name);
+    let name = M::META.name;
+    assert_eq!(typed, discard, "{name} v{v} {limits:?} {b:?}");
+    assert_eq!(r.position(), d.position(), "{name} v{v} {limits:?} {b:?}");
 }
 
 /// Both codecs encode a decoded value alike at every version: same bytes or same error.
