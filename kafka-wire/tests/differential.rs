@@ -20,7 +20,7 @@ use bytes::Bytes;
 use kafka_wire::dynamic::{self, StructValue};
 use kafka_wire::frame::{self, DecodeOptions};
 use kafka_wire::{
-    ApiMessage, Bytes as KBytes, Cx, DecodeLimits, KafkaMessage, Reader, RequestHeader, Str,
+    ApiMessage, Bytes as KBytes, Cx, DecodeLimits, Field, KafkaMessage, Reader, RequestHeader, Str,
     StructMeta, UnknownTaggedFields, Version,
 };
 
@@ -178,6 +178,7 @@ fn compare<M: KafkaMessage + PartialEq + std::fmt::Debug>(
         let b = Bytes::from(b);
         let limits = random_limits(&mut rng, b.len());
         same_as_discard::<M>(&b, v, &limits);
+        same_as_dropped::<M>(&b, v, &limits);
         let t = M::decode_exact(&b, v);
         let d = dynamic::decode(meta, &b, v);
         match (t, d) {
@@ -205,6 +206,40 @@ fn same_as_discard<M: KafkaMessage>(b: &Bytes, v: Version, limits: &DecodeLimits
     let name = M::META.name;
     assert_eq!(typed, discard, "{name} v{v} {limits:?} {b:?}");
     assert_eq!(r.position(), d.position(), "{name} v{v} {limits:?} {b:?}");
+}
+
+/// The same in the real discard context: `M` as the only element of an inner array that an
+/// over-long outer array (`Vec<Vec<M>>`, count as large as the input allows) leaves no
+/// room for, so the array reader drops it (`claimed = usize::MAX`). Its error must be the
+/// one a plain reading of the same bytes (an outer count of 1) gives; when the plain reading
+/// succeeds, the dropped one fails only after it, at the outer array's second element.
+fn same_as_dropped<M: KafkaMessage>(b: &Bytes, v: Version, limits: &DecodeLimits) {
+    let nested = |outer: u32| {
+        let mut x = outer.to_be_bytes().to_vec();
+        x.extend(1u32.to_be_bytes());
+        x.extend_from_slice(b);
+        Bytes::from(x)
+    };
+    let plain = nested(1);
+    let mut r = Reader::with_limits(&plain, limits);
+    let typed = Vec::<Vec<M>>::read(&mut r, Cx::new(v)).map(drop);
+    let long = nested(u32::try_from(b.len() + 4).unwrap_or(u32::MAX));
+    let mut d = Reader::with_limits(&long, limits);
+    let dropped = Vec::<Vec<M>>::read(&mut d, Cx::new(v)).map(drop);
+    let name = M::META.name;
+    let in_first = |e: &kafka_wire::DecodeError| e.path().to_string().starts_with("[0]");
+    match dropped {
+        Ok(()) => panic!("{name} v{v} {b:?}: an over-long array decoded ({typed:?})"),
+        // Failed inside element 0: as the plain reading.
+        Err(d) if in_first(&d) => assert_eq!(typed, Err(d), "{name} v{v} {limits:?} {b:?}"),
+        // The outer count refused by `max_array_len`: nothing read.
+        Err(d) if d.offset() == 0 => {}
+        // Past element 0: the plain reading read it without error too.
+        Err(d) => assert!(
+            !typed.as_ref().is_err_and(in_first),
+            "{name} v{v} {limits:?} {b:?}: plain {typed:?}, dropped {d:?}"
+        ),
+    }
 }
 
 /// Both codecs encode a decoded value alike at every version: same bytes or same error.
