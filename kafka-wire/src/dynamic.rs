@@ -30,6 +30,7 @@ use crate::header::{RequestHeader, ResponseHeader};
 use crate::message::{request_header_version, response_header_version, KafkaMessage};
 use crate::meta::{ApiKind, DefaultValue, FieldMeta, KafkaType, StructMeta};
 use crate::rules::nullable::{put_struct_marker, read_struct_marker};
+use crate::rules::skip::skip_struct;
 use crate::rules::tagged::{
     put_section_start, put_tagged_header, read_section, tag_not_valid, tagged_cx, Entries, RawTags,
     TagField,
@@ -520,6 +521,18 @@ fn decode_with(
     trace: Option<&mut dyn Sink>,
     keep: bool,
 ) -> Result<StructValue, DecodeError> {
+    if !keep && trace.is_none() {
+        // Nothing kept and nothing reported: the one skipping reader, which builds no value
+        // and fails as the full reading does. Its callers use only the result's `meta`.
+        return match skip_struct(meta, r, Cx::new(version)) {
+            Ok(()) => Ok(StructValue {
+                meta,
+                fields: Vec::new(),
+                unknown: UnknownTaggedFields::new(),
+            }),
+            Err(e) => Err(e.in_root(meta.name)),
+        };
+    }
     let mut d = Dec {
         r,
         trace,

@@ -8,9 +8,7 @@ use bytes::{BufMut, Bytes};
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::meta::{FieldMeta, KafkaType, StructMeta};
 use crate::primitives::{put_uvarint, uvarint_size};
-use crate::rules::nullable::read_struct_marker;
-use crate::rules::tagged::{read_section, tag_not_valid, tagged_cx, Entries, TagField};
-use crate::rules::version::check_read_version;
+use crate::rules::skip::skip_struct;
 use crate::types::{Records, Str, Uuid};
 use crate::{Limit, Reader, Version, VersionRange};
 
@@ -649,7 +647,7 @@ fn read_prefix(r: &mut Reader<'_>, p: Prefix, compact: bool) -> Result<Option<us
 }
 
 #[inline]
-fn null_error(cx: Cx, at: usize) -> DecodeError {
+pub(crate) fn null_error(cx: Cx, at: usize) -> DecodeError {
     DecodeError::new(
         DecodeErrorKind::UnexpectedNull {
             version: cx.version,
@@ -1195,9 +1193,9 @@ pub(crate) fn field_cx(meta: &StructMeta, f: &FieldMeta, v: Version) -> Cx {
 
 /// Reads a derived struct's element of an array past what the input can hold, by the
 /// struct's metadata, keeping nothing (see [`Field::read_discard`]): the checks, offsets and
-/// paths of the generated `read` (the same primitive readers, version check, array prefix
-/// and tagged-section reader), with one copy of this code for every struct. A field of a
-/// user's own type is read as its `KAFKA_TYPE`, as the metadata-driven codec reads it.
+/// paths of the generated `read`, through the one skipping reader (`rules::skip`), with one
+/// copy of this code for every struct. A field of a user's own type is read as its
+/// `KAFKA_TYPE`, as the metadata-driven codec reads it.
 #[doc(hidden)]
 #[cold]
 #[inline(never)]
@@ -1206,97 +1204,7 @@ pub fn discard_struct(
     r: &mut Reader<'_>,
     cx: Cx,
 ) -> Result<(), DecodeError> {
-    let v = cx.version;
-    check_read_version(meta.name, meta.versions, v, r)?;
-    for f in meta.fields {
-        if !f.mandatory().contains(v) {
-            continue;
-        }
-        if let Err(e) = discard_value(&f.ty, r, field_cx(meta, f, v), f.utf8_required) {
-            return Err(e.in_field(f.rust_name));
-        }
-    }
-    if meta.flexible.contains(v) {
-        read_section(r, &mut Discard { meta, v })?;
-    }
-    Ok(())
-}
-
-/// One value of type `ty` at `cx`, read and dropped (see [`discard_struct`]); its strings
-/// must be UTF-8 when `utf8` (the field is a Rust `String`).
-fn discard_value(
-    ty: &KafkaType,
-    r: &mut Reader<'_>,
-    cx: Cx,
-    utf8: bool,
-) -> Result<(), DecodeError> {
-    match ty {
-        KafkaType::Bool => bool::read(r, cx).map(drop),
-        KafkaType::Int8 => r.read_i8().map(drop),
-        KafkaType::Int16 => r.read_i16().map(drop),
-        KafkaType::Uint16 => r.read_u16().map(drop),
-        KafkaType::Int32 => r.read_i32().map(drop),
-        KafkaType::Uint32 => r.read_u32().map(drop),
-        KafkaType::Int64 => r.read_i64().map(drop),
-        KafkaType::Float64 => r.read_f64().map(drop),
-        KafkaType::Uuid => Uuid::read(r, cx).map(drop),
-        // `Option<T>::read` rejects null unless `cx.nullable`, as `T::read` does.
-        KafkaType::String if utf8 => Option::<String>::read(r, cx).map(drop),
-        KafkaType::String => Option::<Str>::read(r, cx).map(drop),
-        KafkaType::Bytes => Option::<Bytes>::read(r, cx).map(drop),
-        KafkaType::Records => Option::<Records>::read(r, cx).map(drop),
-        KafkaType::Array(t) => {
-            let at = r.position();
-            let Some(n) = read_array_prefix(r, cx.compact)? else {
-                return if cx.nullable {
-                    Ok(())
-                } else {
-                    Err(null_error(cx, at))
-                };
-            };
-            let ecx = cx.element();
-            for i in 0..n {
-                discard_value(t, r, ecx, utf8).map_err(|e| e.at_index(i))?;
-            }
-            Ok(())
-        }
-        KafkaType::Struct(m) => {
-            if cx.nullable && !read_struct_marker(r, cx)? {
-                return Ok(());
-            }
-            discard_struct(m(), r, cx)
-        }
-    }
-}
-
-/// The tagged entries of a discarded struct: declared ones read as their type, unknown
-/// ones dropped.
-struct Discard {
-    meta: &'static StructMeta,
-    v: Version,
-}
-
-impl Entries for Discard {
-    fn known(&mut self, tag: u32, r: &mut Reader<'_>) -> Result<Option<TagField>, DecodeError> {
-        let v = self.v;
-        let Some((i, f)) = self
-            .meta
-            .fields
-            .iter()
-            .enumerate()
-            .find(|(_, f)| f.tag == Some(tag))
-        else {
-            return Ok(None);
-        };
-        if !f.tagged.contains(v) {
-            return Err(tag_not_valid(r, tag, v).in_field(f.rust_name));
-        }
-        let tcx = tagged_cx(v, f.nullable.contains(v));
-        discard_value(&f.ty, r, tcx, f.utf8_required).map_err(|e| e.in_field(f.rust_name))?;
-        Ok(Some(TagField::new(self.meta, i)))
-    }
-
-    fn unknown(&mut self, _tag: u32, _data: Bytes, _keep: bool, _reserve: usize) {}
+    skip_struct(meta, r, cx)
 }
 
 #[cfg(test)]

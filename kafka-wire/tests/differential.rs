@@ -179,6 +179,7 @@ fn compare<M: KafkaMessage + PartialEq + std::fmt::Debug>(
         let limits = random_limits(&mut rng, b.len());
         same_as_discard::<M>(&b, v, &limits);
         same_as_dropped::<M>(&b, v, &limits);
+        same_skipping_callers(meta, &b, v, &limits);
         let t = M::decode_exact(&b, v);
         let d = dynamic::decode(meta, &b, v);
         match (t, d) {
@@ -239,6 +240,39 @@ fn same_as_dropped<M: KafkaMessage>(b: &Bytes, v: Version, limits: &DecodeLimits
             !typed.as_ref().is_err_and(in_first),
             "{name} v{v} {limits:?} {b:?}: plain {typed:?}, dropped {d:?}"
         ),
+    }
+}
+
+/// Every caller of the one skipping reader (`rules::skip`) stops where a full reading
+/// stops, with its error: `dynamic::walk_from` without a sink (which skips the whole
+/// struct), the same walk with a trace (which reads every value to show it), and the JSON
+/// writer (which skips the regular fields to find the tagged ones, then skips the declared
+/// tagged payloads it has already written), each against `dynamic::decode_from`, which the
+/// tests above hold to the typed codec. The discard path, the fourth caller, is
+/// `same_as_discard`. The JSON writer reads with the default limits, so it is compared only
+/// under them.
+fn same_skipping_callers(meta: &'static StructMeta, b: &Bytes, v: Version, limits: &DecodeLimits) {
+    let read = |limits: &DecodeLimits| {
+        let mut r = Reader::with_limits(b, limits);
+        let res = dynamic::decode_from(meta, &mut r, v, None).map(drop);
+        (res, r.position())
+    };
+    let (full, end) = read(limits);
+    let mut r = Reader::with_limits(b, limits);
+    let skipped = dynamic::walk_from(meta, &mut r, v, None);
+    assert_eq!(skipped, full, "walk v{v} {limits:?} {b:?}");
+    if full.is_ok() {
+        assert_eq!(r.position(), end, "walk v{v} {limits:?} {b:?}");
+    }
+    let mut trace = dynamic::Trace::new();
+    let mut r = Reader::with_limits(b, limits);
+    let traced = dynamic::walk_from(meta, &mut r, v, Some(&mut trace as &mut dyn dynamic::Sink));
+    assert_eq!(traced, full, "traced walk v{v} {limits:?} {b:?}");
+    let (full, end) = read(&DecodeLimits::new());
+    match dynamic::write_json(meta, b, 0, v, &mut std::io::sink(), None) {
+        Ok(at) => assert_eq!((Ok(()), at), (full, end), "json v{v} {b:?}"),
+        Err(dynamic::WriteJsonError::Decode(e)) => assert_eq!(Err(e), full, "json v{v} {b:?}"),
+        Err(e) => panic!("json v{v} {b:?}: {e}"),
     }
 }
 

@@ -13,6 +13,7 @@ use crate::field::Cx;
 use crate::json::{api_name, json_name, struct_to_json, value_to_json};
 use crate::meta::{ApiKind, KafkaType, StructMeta};
 use crate::rules::nullable::read_struct_marker;
+use crate::rules::skip::{skip_declared, skip_value};
 use crate::rules::tagged::{read_section, tagged_cx, Entries, TagField};
 use crate::rules::version::check_read_version;
 use crate::{Reader, Version};
@@ -106,18 +107,6 @@ fn put(w: &mut dyn Write, j: &Json) -> io::Result<()> {
     serde_json::to_writer(w, j).map_err(io::Error::from)
 }
 
-/// A value read and dropped (to move past it); its strings must be UTF-8 when `utf8`.
-fn skip(r: &mut Reader<'_>, ty: &KafkaType, cx: Cx, utf8: bool) -> Result<(), DecodeError> {
-    Dec {
-        r,
-        trace: None,
-        keep: false,
-        last_len: 0,
-    }
-    .read_value(ty, cx, utf8)
-    .map(drop)
-}
-
 impl Jw<'_, '_, '_> {
     fn write_struct(
         &mut self,
@@ -188,7 +177,7 @@ impl Jw<'_, '_, '_> {
     ) -> Result<Vec<(usize, usize)>, DecodeError> {
         let mut r = Reader::at(self.buf, at);
         for f in meta.fields.iter().filter(|f| f.mandatory().contains(v)) {
-            skip(&mut r, &f.ty, field_cx(meta, f, v), f.utf8_required)
+            skip_value(&f.ty, &mut r, field_cx(meta, f, v), f.utf8_required)
                 .map_err(|e| e.in_field(f.rust_name))?;
         }
         let mut e = Locate {
@@ -286,33 +275,8 @@ fn at_index(e: WriteJsonError, i: usize) -> WriteJsonError {
     }
 }
 
-/// Skips the payload of a declared tag, checked against the version it is tagged in: the index
-/// of its field and where the payload starts, or `None` for a tag the struct does not declare
-/// (the caller keeps it as unknown). Both tagged-section handlers below read declared tags so.
-fn skip_declared(
-    meta: &'static StructMeta,
-    v: Version,
-    tag: u32,
-    r: &mut Reader<'_>,
-) -> Result<Option<(usize, usize)>, DecodeError> {
-    let Some((i, f)) = meta
-        .fields
-        .iter()
-        .enumerate()
-        .find(|(_, f)| f.tag == Some(tag))
-    else {
-        return Ok(None);
-    };
-    if !f.tagged.contains(v) {
-        return Err(crate::rules::tagged::tag_not_valid(r, tag, v).in_field(f.rust_name));
-    }
-    let at = r.position();
-    let tcx = tagged_cx(v, f.nullable.contains(v));
-    skip(r, &f.ty, tcx, f.utf8_required).map_err(|e| e.in_field(f.rust_name))?;
-    Ok(Some((i, at)))
-}
-
-/// Finds the payloads of declared tags.
+/// Finds the payloads of declared tags (skipped by the one skipping reader, as every
+/// declared tag this writer passes over).
 struct Locate {
     meta: &'static StructMeta,
     v: Version,

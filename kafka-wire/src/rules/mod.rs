@@ -6,11 +6,13 @@
 //! - [`version`]: struct versions, absent fields, nested flexible versions.
 //! - [`tagged`]: the tagged-field section.
 //! - [`nullable`]: the nullable-struct marker.
+//! - `skip`: a value read by its declared type and dropped, with a full reading's errors.
 //!
 //! The other rules live with the types they govern: length prefixes, compact or classic, and
 //! null through a length in `field.rs`; frame sizes in `frame.rs`; header versions in
 //! `message.rs`; defaults are typed in the metadata (`DefaultValue`).
 
 pub mod nullable;
+pub(crate) mod skip;
 pub mod tagged;
 pub mod version;
