@@ -498,7 +498,7 @@ pub fn generate(s: &Struct) -> TokenStream {
             #(#size_tagged)*
         });
         let known = if arms.is_empty() {
-            quote!(|_, _| #kw::Ok(#kw::None))
+            quote!(#kw::no_known_tags)
         } else {
             quote!(|#tagv, #r| match #tagv { #(#arms)* _ => #kw::Ok(#kw::None) })
         };
@@ -582,7 +582,7 @@ pub fn generate(s: &Struct) -> TokenStream {
 
             #[automatically_derived]
             impl #kw::Field for #ident {
-                const KAFKA_TYPE: #kw::KafkaType = #kw::KafkaType::Struct(|| #m);
+                const KAFKA_TYPE: #kw::KafkaType = #kw::KafkaType::Struct(#kw::meta_of::<Self>);
                 const NESTED_FLEXIBLE: #kw::Option<#kw::VersionRange> = #kw::Some(#m.flexible);
 
                 fn write<#bt: #kw::BufMut + ?Sized>(&self, #b: &mut #bt, #cx: #kw::Cx) -> #kw::EncRes {
@@ -659,6 +659,17 @@ fn may_nest(k: &Kind) -> bool {
     }
 }
 
+/// Whether a field of this kind may hold a string, so that its type's `UTF8` matters:
+/// strings, types the derive does not know (a user's newtype may wrap a `String`) and arrays
+/// of either.
+fn may_hold_str(k: &Kind) -> bool {
+    match k {
+        Kind::Str | Kind::Other => true,
+        Kind::Array(el) => may_hold_str(el),
+        _ => false,
+    }
+}
+
 /// The struct's metadata: a const constructor, then a builder call per non-default key.
 fn struct_meta(s: &Struct) -> TokenStream {
     let kw = format_ident!("{}", names::KW);
@@ -694,8 +705,12 @@ fn field_meta(f: &Field) -> TokenStream {
     let versions = range(f.versions);
     let about = &f.about;
     let kafka_type = quote_spanned!(ty.span()=> <#ty as #kw::Fx>::TYPE);
-    let mut out = quote!(#kw::FieldMeta::new(#rust_name, #kname, #kafka_type, #versions, #about)
-        .with_utf8_required(<#ty as #kw::Fx>::UTF8));
+    let mut out = quote!(#kw::FieldMeta::new(#rust_name, #kname, #kafka_type, #versions, #about));
+    // Only a type that may hold a string can require UTF-8; for the rest (most fields) the
+    // flag is the constructor's `false`, and no expression is emitted.
+    if may_hold_str(&f.kind) {
+        out = quote!(#out.with_utf8_required(<#ty as #kw::Fx>::UTF8));
+    }
     if !f.nullable.is_empty() {
         let r = range(f.nullable);
         out = quote!(#out.with_nullable(#r));
@@ -755,8 +770,7 @@ pub fn fallback(input: &syn::DeriveInput) -> TokenStream {
         const _: () = {
             use #krate::__private as __kw;
             impl __kw::Field for #ident {
-                const KAFKA_TYPE: __kw::KafkaType =
-                    __kw::KafkaType::Struct(|| <Self as __kw::KafkaMessage>::META);
+                const KAFKA_TYPE: __kw::KafkaType = __kw::KafkaType::Struct(__kw::meta_of::<Self>);
                 fn write<__B: __kw::BufMut + ?Sized>(&self, _: &mut __B, _: __kw::Cx) -> ::core::result::Result<(), __kw::EncodeError> {
                     ::core::result::Result::Err(__kw::EncodeError::new(__kw::EncodeErrorKind::InvalidValue(#unbuilt)))
                 }

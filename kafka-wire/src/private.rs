@@ -13,6 +13,19 @@ pub use core::default::Default;
 pub use core::option::Option::{self, None, Some};
 pub use core::result::Result::Ok;
 
+/// The metadata of derived struct `T`, as the `fn` of its [`KafkaType::Struct`]: one generic
+/// fn item, where a closure per struct (`|| META`) also compiled its `FnOnce` shim.
+pub fn meta_of<T: KafkaMessage>() -> &'static StructMeta {
+    T::META
+}
+
+/// The declared-tag reader of a struct that declares no tagged field: every tag is unknown.
+/// One function for all such structs, where a closure each (`|_, _| Ok(None)`) compiled
+/// its body and `FnMut`/`FnOnce` shims once per struct.
+pub fn no_known_tags(_: u32, _: &mut Reader<'_>) -> Result<Option<TagField>, DecodeError> {
+    Ok(None)
+}
+
 /// What the generated `write` returns.
 pub type EncRes = Result<(), EncodeError>;
 /// What the generated `read` returns.
