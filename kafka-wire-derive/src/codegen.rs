@@ -624,7 +624,7 @@ pub fn generate(s: &Struct) -> TokenStream {
                     #kw::Ok(Self { #(#inits),* })
                 }
 
-                fn read_discard(#r: &mut #kw::Reader<'_>, #cx: #kw::Cx) -> #kw::DecRes<()> {
+                fn read_discard(#r: &mut #kw::Reader<'_>, #cx: #kw::Cx, _: #kw::Sealed) -> #kw::DecRes<()> {
                     #kw::discard_struct(#m, #r, #cx)
                 }
             }

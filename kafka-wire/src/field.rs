@@ -48,6 +48,20 @@ impl Cx {
     }
 }
 
+/// The argument of [`Field`]'s hidden methods (`read_array_at_once`, `read_discard`,
+/// `size_array_at_once`): only this crate can make one, so only it calls them, and a user's
+/// `impl Field` cannot override one by accident: the override would have to name this type,
+/// which lives in the private module only generated code uses. Implementation detail of the
+/// derive, not public API.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct Sealed(());
+
+impl Sealed {
+    /// The one value, for this crate's callers of the hidden methods.
+    pub(crate) const TOKEN: Sealed = Sealed(());
+}
+
 /// A type that can be a field of a derived struct.
 ///
 /// `write` and `size` must agree: `size` is the exact number of bytes `write` puts.
@@ -122,10 +136,10 @@ pub trait Field: Sized {
     /// type read in one piece, or `None` to read them one by one (the default, and always
     /// correct). The fixed-width integers take the whole array with one bounds check when the
     /// input holds all of it; anything else (a short input, which must fail with the
-    /// one-by-one reading's error) is `None`, with nothing consumed. Leave it at its default.
+    /// one-by-one reading's error) is `None`, with nothing consumed. Sealed (see [`Sealed`]).
     #[doc(hidden)]
     #[inline(always)]
-    fn read_array_at_once(r: &mut Reader<'_>, n: usize) -> Option<Vec<Self>> {
+    fn read_array_at_once(r: &mut Reader<'_>, n: usize, _: Sealed) -> Option<Vec<Self>> {
         let _ = (r, n);
         None
     }
@@ -135,11 +149,11 @@ pub trait Field: Sized {
     /// `read_elements`). The default reads it with [`read`](Self::read); the derive reads a
     /// struct by its metadata instead, so that this cold path holds no second copy of
     /// every struct's `read` with its nested reads inlined (about a fifth of the messages
-    /// crate's optimised code). Leave it at its default.
+    /// crate's optimised code). Sealed (see [`Sealed`]): only the derive overrides it.
     #[doc(hidden)]
     #[cold]
     #[inline(never)]
-    fn read_discard(r: &mut Reader<'_>, cx: Cx) -> Result<(), DecodeError> {
+    fn read_discard(r: &mut Reader<'_>, cx: Cx, _: Sealed) -> Result<(), DecodeError> {
         match Self::read(r, cx) {
             Ok(_) => Ok(()),
             Err(e) => Err(e),
@@ -148,10 +162,10 @@ pub trait Field: Sized {
 
     /// Implementation detail of array sizing, hidden: the size of the elements of an array
     /// of this type without a loop over them (the fixed-width types: count times width), or
-    /// `None` to add their sizes one by one (the default). Leave it at its default.
+    /// `None` to add their sizes one by one (the default). Sealed (see [`Sealed`]).
     #[doc(hidden)]
     #[inline(always)]
-    fn size_array_at_once(items: &[Self]) -> Option<usize> {
+    fn size_array_at_once(items: &[Self], _: Sealed) -> Option<usize> {
         let _ = items;
         None
     }
@@ -284,7 +298,7 @@ macro_rules! fixed_field {
             /// One bounds check for the whole array, then a conversion loop LLVM can
             /// vectorise, instead of a check, a read and a push per element.
             #[inline]
-            fn read_array_at_once(r: &mut Reader<'_>, n: usize) -> Option<Vec<Self>> {
+            fn read_array_at_once(r: &mut Reader<'_>, n: usize, _: Sealed) -> Option<Vec<Self>> {
                 let len = n.checked_mul($n)?;
                 // Only when no enclosing array's later elements need these bytes: then the
                 // one-by-one reading would keep every element too (see `read_elements`).
@@ -301,7 +315,7 @@ macro_rules! fixed_field {
                 )
             }
             #[inline(always)]
-            fn size_array_at_once(items: &[Self]) -> Option<usize> {
+            fn size_array_at_once(items: &[Self], _: Sealed) -> Option<usize> {
                 Some(items.len() * $n)
             }
         }
@@ -1059,7 +1073,7 @@ impl<T: Field> NullableField for Vec<T> {
         };
         let ecx = cx.element();
         let mut n = prefix_size(Prefix::I32, Some(items.len()), cx.compact);
-        if let Some(all) = T::size_array_at_once(items) {
+        if let Some(all) = T::size_array_at_once(items, Sealed::TOKEN) {
             return n + all;
         }
         let mut rest: &[T] = items;
@@ -1125,7 +1139,7 @@ fn read_elements<T: Field>(
 ) -> Result<Vec<T>, DecodeError> {
     let n = n?;
     let ecx = cx.element();
-    if let Some(v) = T::read_array_at_once(r, n) {
+    if let Some(v) = T::read_array_at_once(r, n, Sealed::TOKEN) {
         return Ok(v);
     }
     let min = T::min_size(ecx);
@@ -1206,7 +1220,7 @@ impl Claims {
         &self,
         r: &mut Reader<'_>,
         ecx: Cx,
-        read: fn(&mut Reader<'_>, Cx) -> Result<(), DecodeError>,
+        read: fn(&mut Reader<'_>, Cx, Sealed) -> Result<(), DecodeError>,
     ) -> Result<(), DecodeError> {
         if self.cap < self.n {
             read_dropped(r, ecx, self.cap, self.n, self.saved, read)?;
@@ -1228,11 +1242,11 @@ fn read_dropped(
     cap: usize,
     n: usize,
     saved: usize,
-    read: fn(&mut Reader<'_>, Cx) -> Result<(), DecodeError>,
+    read: fn(&mut Reader<'_>, Cx, Sealed) -> Result<(), DecodeError>,
 ) -> Result<(), DecodeError> {
     for i in cap..n {
         r.claimed = usize::MAX;
-        if let Err(e) = read(r, ecx) {
+        if let Err(e) = read(r, ecx, Sealed::TOKEN) {
             r.claimed = saved;
             return Err(e.at_index(i));
         }

@@ -2,7 +2,7 @@
 //! may change in any release.
 
 pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
-pub use crate::field::{discard_struct, Cx, Field, NullableField};
+pub use crate::field::{discard_struct, Cx, Field, NullableField, Sealed};
 pub use crate::message::{ApiMessage, KafkaMessage};
 pub use crate::meta::{ApiKind, ApiMeta, DefaultValue, FieldMeta, KafkaType, StructMeta};
 pub use crate::types::{Str, UnknownTaggedFields, Uuid};
@@ -30,6 +30,12 @@ pub fn no_known_tags(_: u32, _: &mut Reader<'_>) -> Result<Option<TagField>, Dec
 pub type EncRes = Result<(), EncodeError>;
 /// What the generated `read` returns.
 pub type DecRes<T> = Result<T, DecodeError>;
+
+/// `T`'s reader of array elements past what the input can hold ([`Field::read_discard`],
+/// sealed), for tests that compare it with `T::read`.
+pub fn read_discard<T: Field>(r: &mut Reader<'_>, cx: Cx) -> DecRes<()> {
+    T::read_discard(r, cx, Sealed::TOKEN)
+}
 
 pub use crate::rules::nullable::*;
 pub use crate::rules::tagged::*;
