@@ -208,14 +208,17 @@ fn start_proxy(upstream: &str, stdout: Stdio, duration: &str) -> (std::process::
     (child, port)
 }
 
-#[test]
-fn the_json_log_shows_the_response_the_client_receives() {
+/// One Metadata exchange through `kwire proxy --log json`: a broker that expects
+/// `METADATA_REQ` and sends `answer`, a client that sends the request. Returns what the
+/// client received, the proxy's whole stdout and its response log line, parsed.
+fn proxy_one_metadata(answer: &[u8]) -> (Vec<u8>, String, serde_json::Value) {
     let broker = TcpListener::bind("127.0.0.1:0").unwrap();
     let upstream = broker.local_addr().unwrap().to_string();
+    let answer = answer.to_vec();
     let broker_thread = std::thread::spawn(move || {
         let (mut s, _) = broker.accept().unwrap();
         assert_eq!(read_frame(&mut s), METADATA_REQ);
-        s.write_all(METADATA_RESP).unwrap();
+        s.write_all(&answer).unwrap();
     });
     let (child, port) = start_proxy(&upstream, Stdio::piped(), "3");
     let mut client = TcpStream::connect(("127.0.0.1", port)).unwrap();
@@ -232,7 +235,14 @@ fn the_json_log_shows_the_response_the_client_receives() {
         .lines()
         .find(|l| l.contains("\"direction\":\"response\""))
         .unwrap_or_else(|| panic!("no response line in {stdout}"));
-    let j: serde_json::Value = serde_json::from_str(line).unwrap();
+    let j = serde_json::from_str(line).unwrap();
+    (got, stdout, j)
+}
+
+#[test]
+fn the_json_log_shows_the_response_the_client_receives() {
+    let (got, _, j) = proxy_one_metadata(METADATA_RESP);
+    let line = j.to_string();
     assert_eq!(j["rewritten"], true, "{line}");
     let broker = &j["body"]["brokers"][0];
     assert_eq!(broker["host"], "127.0.0.1", "{line}");
@@ -288,25 +298,8 @@ fn a_response_with_trailing_bytes_is_rewritten_and_reported() {
     let mut padded = METADATA_RESP.to_vec();
     padded.push(0);
     padded[3] += 1;
-    let broker = TcpListener::bind("127.0.0.1:0").unwrap();
-    let upstream = broker.local_addr().unwrap().to_string();
-    let answer = padded.clone();
-    let broker_thread = std::thread::spawn(move || {
-        let (mut s, _) = broker.accept().unwrap();
-        assert_eq!(read_frame(&mut s), METADATA_REQ);
-        s.write_all(&answer).unwrap();
-    });
-    let (child, port) = start_proxy(&upstream, Stdio::piped(), "3");
-    let mut client = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    client
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
-    client.write_all(METADATA_REQ).unwrap();
-    let got = read_frame(&mut client);
-    drop(client);
-    broker_thread.join().unwrap();
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8(out.stdout).unwrap();
+    let (got, _, j) = proxy_one_metadata(&padded);
+    let line = j.to_string();
     // The host "broker.example" (14 bytes) became "127.0.0.1" (9): 5 bytes fewer, the
     // extra zero byte still last, the prefix fitted.
     assert_eq!(got.len(), padded.len() - 5, "{got:?}");
@@ -316,11 +309,6 @@ fn a_response_with_trailing_bytes_is_rewritten_and_reported() {
         u32::from_be_bytes(got[..4].try_into().unwrap()) as usize,
         got.len() - 4
     );
-    let line = stdout
-        .lines()
-        .find(|l| l.contains("\"direction\":\"response\""))
-        .unwrap_or_else(|| panic!("no response line in {stdout}"));
-    let j: serde_json::Value = serde_json::from_str(line).unwrap();
     assert_eq!(j["outcome"], "ERROR", "{line}");
     assert_eq!(j["rewritten"], true, "{line}");
     // The body ends at byte 40 of the 41-byte frame.
@@ -338,31 +326,9 @@ fn a_broker_host_that_is_not_utf8_is_left_unrewritten() {
     // The host "broker.example" is bytes 18..32: "broker\xffexample".
     assert_eq!(&answer[18..32], b"broker.example");
     answer[24] = 0xff;
-    let broker = TcpListener::bind("127.0.0.1:0").unwrap();
-    let upstream = broker.local_addr().unwrap().to_string();
-    let sent = answer.clone();
-    let broker_thread = std::thread::spawn(move || {
-        let (mut s, _) = broker.accept().unwrap();
-        assert_eq!(read_frame(&mut s), METADATA_REQ);
-        s.write_all(&sent).unwrap();
-    });
-    let (child, port) = start_proxy(&upstream, Stdio::piped(), "3");
-    let mut client = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    client
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
-    client.write_all(METADATA_REQ).unwrap();
-    let got = read_frame(&mut client);
-    drop(client);
-    broker_thread.join().unwrap();
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8(out.stdout).unwrap();
+    let (got, stdout, j) = proxy_one_metadata(&answer);
+    let line = j.to_string();
     assert_eq!(got, answer);
-    let line = stdout
-        .lines()
-        .find(|l| l.contains("\"direction\":\"response\""))
-        .unwrap_or_else(|| panic!("no response line in {stdout}"));
-    let j: serde_json::Value = serde_json::from_str(line).unwrap();
     assert_ne!(j["rewritten"], true, "{line}");
     assert!(
         stdout.contains(r#"connection: broker host "broker\xFFexample":9092 is not UTF-8"#),
