@@ -1359,20 +1359,28 @@ mod tests {
         );
     }
 
+    /// Compact length prefixes around the uvarint's size boundaries, laid out by hand from
+    /// the unsigned varint rule (7 bits a byte, low first, high bit set on every byte but the
+    /// last; the value is the length plus one): one byte up to 126, two from 127 to 16,382,
+    /// three from 16,383. Shared by the string, bytes and array tests below.
+    const COMPACT_BOUNDARIES: [(usize, &[u8]); 8] = [
+        (0, &[0x01]),
+        (126, &[0x7f]),
+        (127, &[0x80, 0x01]),
+        (128, &[0x81, 0x01]),
+        (200, &[0xc9, 0x01]),
+        (300, &[0xad, 0x02]),
+        (16_382, &[0xff, 0x7f]),
+        (16_383, &[0x80, 0x80, 0x01]),
+    ];
+
     /// Compact lengths of two varint bytes (strings of 127 to 16,382 bytes) take the
     /// inlined path; three bytes, non-canonical forms and short inputs the general one. The
     /// prefixes are laid out by hand from the unsigned varint rule (7 bits a byte, low
     /// first, high bit set on every byte but the last; the value is the length plus one).
     #[test]
     fn compact_strings_with_long_prefixes() {
-        let cases: [(usize, &[u8]); 5] = [
-            (126, &[0x7f]),
-            (127, &[0x80, 0x01]),
-            (200, &[0xc9, 0x01]),
-            (16382, &[0xff, 0x7f]),
-            (16383, &[0x80, 0x80, 0x01]),
-        ];
-        for (len, prefix) in cases {
+        for (len, prefix) in COMPACT_BOUNDARIES {
             for unit in ["x", "é"] {
                 let text = unit.repeat(len / unit.len());
                 let body = [text.as_bytes(), &vec![b'y'; len % unit.len()]].concat();
@@ -1417,14 +1425,7 @@ mod tests {
     /// one).
     #[test]
     fn compact_prefixes_of_bytes_and_arrays() {
-        let cases: [(usize, &[u8]); 5] = [
-            (126, &[0x7f]),
-            (127, &[0x80, 0x01]),
-            (300, &[0xad, 0x02]),
-            (16382, &[0xff, 0x7f]),
-            (16383, &[0x80, 0x80, 0x01]),
-        ];
-        for (len, prefix) in cases {
+        for (len, prefix) in COMPACT_BOUNDARIES {
             let b = Bytes::from(vec![7u8; len]);
             assert_eq!(enc(&b, COMPACT), [prefix, &b[..]].concat(), "bytes {len}");
             let a = vec![true; len];
@@ -1484,14 +1485,7 @@ mod tests {
     /// bytes written.
     #[test]
     fn compact_array_prefix_boundaries() {
-        let cases: [(usize, &[u8]); 5] = [
-            (126, &[0x7f]),
-            (127, &[0x80, 0x01]),
-            (128, &[0x81, 0x01]),
-            (16_382, &[0xff, 0x7f]),
-            (16_383, &[0x80, 0x80, 0x01]),
-        ];
-        for (n, prefix) in cases {
+        for (n, prefix) in COMPACT_BOUNDARIES {
             let items: Vec<i32> = (0..n as i32).map(|i| i.wrapping_mul(-7_919)).collect();
             let mut want = prefix.to_vec();
             for x in &items {
@@ -1585,14 +1579,7 @@ mod tests {
     #[test]
     fn compact_bytes_with_long_prefixes() {
         // Kafka's unsigned varint of length + 1 (LEB128): one, two and three bytes.
-        let cases: [(usize, &[u8]); 5] = [
-            (0, &[1]),
-            (126, &[0x7f]),
-            (127, &[0x80, 0x01]),
-            (16382, &[0xff, 0x7f]),
-            (16383, &[0x80, 0x80, 0x01]),
-        ];
-        for (len, prefix) in cases {
+        for (len, prefix) in COMPACT_BOUNDARIES {
             let body: Vec<u8> = (0..len).map(|i| i as u8).collect();
             let wire = [prefix, &body].concat();
             let got = dec::<Bytes>(&wire, COMPACT).unwrap();
