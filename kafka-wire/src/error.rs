@@ -183,6 +183,45 @@ pub enum DecodeErrorKind {
     InvalidValue(&'static str),
 }
 
+/// The path accessor and builders both error types share: each builder adds one segment on
+/// the outside of the path as the error travels up through the values that enclose it.
+macro_rules! path_methods {
+    () => {
+        /// The path of the offending field.
+        pub fn path(&self) -> &FieldPath {
+            &self.0.path
+        }
+
+        /// Adds the enclosing field's name to the path (used by generated code).
+        #[cold]
+        pub fn in_field(mut self, name: &'static str) -> Self {
+            self.0.path.push_outer(PathSegment::Field(name));
+            self
+        }
+
+        /// Adds the array index to the path (used by generated code).
+        #[cold]
+        pub fn at_index(mut self, index: usize) -> Self {
+            self.0.path.push_outer(PathSegment::Index(index));
+            self
+        }
+
+        /// Adds the root struct's name to the path.
+        #[cold]
+        pub fn in_root(mut self, name: &'static str) -> Self {
+            self.0.path.push_outer(PathSegment::Root(name));
+            self
+        }
+
+        /// Adds a frame part (such as `header` or `body`) to the path.
+        #[cold]
+        pub fn in_part(mut self, name: &'static str) -> Self {
+            self.0.path.push_outer(PathSegment::Part(name));
+            self
+        }
+    };
+}
+
 /// A decode failure: the kind, the byte offset where it was found, and the field path.
 ///
 /// Boxed so that `Result<T, DecodeError>` stays one word wide on the hot path.
@@ -217,38 +256,7 @@ impl DecodeError {
         self.0.offset
     }
 
-    /// The path of the field that failed.
-    pub fn path(&self) -> &FieldPath {
-        &self.0.path
-    }
-
-    /// Adds the enclosing field's name to the path (used by generated code).
-    #[cold]
-    pub fn in_field(mut self, name: &'static str) -> Self {
-        self.0.path.push_outer(PathSegment::Field(name));
-        self
-    }
-
-    /// Adds the array index to the path (used by generated code).
-    #[cold]
-    pub fn at_index(mut self, index: usize) -> Self {
-        self.0.path.push_outer(PathSegment::Index(index));
-        self
-    }
-
-    /// Adds the root struct's name to the path.
-    #[cold]
-    pub fn in_root(mut self, name: &'static str) -> Self {
-        self.0.path.push_outer(PathSegment::Root(name));
-        self
-    }
-
-    /// Adds a frame part (such as `header` or `body`) to the path.
-    #[cold]
-    pub fn in_part(mut self, name: &'static str) -> Self {
-        self.0.path.push_outer(PathSegment::Part(name));
-        self
-    }
+    path_methods!();
 
     /// Moves the error to byte `offset` (for an error found after the offending value was
     /// read, such as a tag that turns out not to be valid at the version).
@@ -376,38 +384,7 @@ impl EncodeError {
         &self.0.kind
     }
 
-    /// The path of the offending field.
-    pub fn path(&self) -> &FieldPath {
-        &self.0.path
-    }
-
-    /// Adds the enclosing field's name to the path (used by generated code).
-    #[cold]
-    pub fn in_field(mut self, name: &'static str) -> Self {
-        self.0.path.push_outer(PathSegment::Field(name));
-        self
-    }
-
-    /// Adds the array index to the path (used by generated code).
-    #[cold]
-    pub fn at_index(mut self, index: usize) -> Self {
-        self.0.path.push_outer(PathSegment::Index(index));
-        self
-    }
-
-    /// Adds the root struct's name to the path.
-    #[cold]
-    pub fn in_root(mut self, name: &'static str) -> Self {
-        self.0.path.push_outer(PathSegment::Root(name));
-        self
-    }
-
-    /// Adds a frame part (such as `header` or `body`) to the path.
-    #[cold]
-    pub fn in_part(mut self, name: &'static str) -> Self {
-        self.0.path.push_outer(PathSegment::Part(name));
-        self
-    }
+    path_methods!();
 }
 
 impl fmt::Display for EncodeError {
