@@ -13,6 +13,7 @@
 
 mod hostile_support;
 
+use kafka_wire_tests::hex;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
@@ -95,14 +96,6 @@ fn assert_bound(what: &str, k: usize, n: usize, allocated: usize) {
         allocated <= k * n + SLACK,
         "{what}: {n} bytes allocated {allocated} > {k}·n + {SLACK}"
     );
-}
-
-fn hex(s: &str) -> Vec<u8> {
-    let s: String = s.split_whitespace().collect();
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
 }
 
 #[test]

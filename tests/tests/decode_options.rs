@@ -8,13 +8,7 @@ use kafka_wire::{Bytes, DecodeErrorKind, DecodeLimits, Limit};
 use kafka_wire_messages::{ApiKey, RequestBody, RequestFrame, ResponseBody, ResponseFrame};
 
 fn hex(s: &str) -> Bytes {
-    let s: String = s.split_whitespace().collect();
-    Bytes::from(
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect::<Vec<u8>>(),
-    )
+    Bytes::from(kafka_wire_tests::hex(s))
 }
 
 /// HeartbeatResponse v0 (header v0: correlation id 5; body: error_code 27), then `extra`

@@ -7,13 +7,7 @@ use kafka_wire::DecodeErrorKind;
 use kafka_wire_messages::RequestFrame;
 
 fn hex(s: &str) -> Bytes {
-    let s: String = s.split_whitespace().collect();
-    Bytes::from(
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect::<Vec<u8>>(),
-    )
+    Bytes::from(kafka_wire_tests::hex(s))
 }
 
 #[test]

@@ -7,6 +7,7 @@ use kafka_wire::{
     ApiKind, ApiMessage, DecodeErrorKind, EncodeErrorKind, KafkaMessage, KafkaType, Records,
     RequestHeader, ResponseHeader, Str, UnknownTaggedFields, Uuid,
 };
+use kafka_wire_tests::hex;
 
 /// A nested struct, used as array element, plain field and nullable field.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
@@ -244,14 +245,6 @@ fn small(m: i32, s: Option<&'static str>, a: Vec<i16>) -> Small {
         a,
         unknown: UnknownTaggedFields::new(),
     }
-}
-
-fn hex(s: &str) -> Vec<u8> {
-    let s: String = s.split_whitespace().collect();
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
 }
 
 #[test]

@@ -14,14 +14,7 @@ use kafka_wire::{
     UnknownTaggedFields,
 };
 use kafka_wire_messages::*;
-
-fn hex(s: &str) -> Vec<u8> {
-    let s: String = s.split_whitespace().collect();
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
+use kafka_wire_tests::hex;
 
 /// `(kind, offset, path)` of an error, for one-line assertions.
 fn parts(e: &DecodeError) -> (DecodeErrorKind, usize, String) {

@@ -9,14 +9,7 @@
 
 use bytes::Bytes;
 use kafka_wire::records::*;
-
-fn hex(s: &str) -> Vec<u8> {
-    let s: String = s.split_whitespace().collect();
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
+use kafka_wire_tests::hex;
 
 const TS: i64 = 1_700_000_000_000;
 

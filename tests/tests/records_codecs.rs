@@ -10,6 +10,7 @@
 //! `DecompressedTooLarge` after allocating about the limit, not the claim. A counting global
 //! allocator (this binary only) measures what each decompression allocates.
 
+use kafka_wire_tests::hex;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
@@ -56,14 +57,6 @@ fn measure<T>(f: impl FnOnce() -> T) -> (T, usize) {
     let before = ALLOCATED.with(Cell::get);
     let out = f();
     (out, ALLOCATED.with(Cell::get) - before)
-}
-
-fn hex(s: &str) -> Vec<u8> {
-    let s: String = s.split_whitespace().collect();
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
 }
 
 const MIB: usize = 1 << 20;

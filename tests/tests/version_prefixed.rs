@@ -4,14 +4,7 @@
 use bytes::Bytes;
 use kafka_wire::{DecodeErrorKind, Str};
 use kafka_wire_messages::*;
-
-fn hex(s: &str) -> Vec<u8> {
-    let s: String = s.split_whitespace().collect();
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
+use kafka_wire_tests::hex;
 
 #[test]
 fn consumer_protocol_subscription_v0_and_v1() {
