@@ -131,6 +131,26 @@ fn encoded_size_at_a_version_the_message_lacks() {
     assert_eq!(m.try_encoded_size(3).unwrap(), m.encoded_size(3));
 }
 
+/// A Fetch v12 response with an unknown tag reusing a declared one (1: `current_leader`) in
+/// the last partition of its last topic: an encode error found after most of the bytes.
+fn fetch_with_a_colliding_tag() -> FetchResponse {
+    let mut fetch = FetchResponse {
+        responses: vec![
+            FetchableTopicResponse {
+                topic: "t".into(),
+                partitions: vec![Default::default(); 2],
+                ..Default::default()
+            };
+            2
+        ],
+        ..Default::default()
+    };
+    fetch.responses[1].partitions[1]
+        .unknown_tagged_fields
+        .push(1, Bytes::from_static(b"x"));
+    fetch
+}
+
 /// Messages whose encode fails deep inside, after many bytes would have been written.
 fn failing_late() -> Vec<(
     &'static str,
@@ -154,22 +174,7 @@ fn failing_late() -> Vec<(
         ..Default::default()
     };
     txn.topics[2].partitions[2].committed_metadata = Some(Str::from("x".repeat(0x8000)));
-    // An unknown tag reusing a declared one (1: `current_leader`) in the last partition of
-    // the last topic of a Fetch v12 response.
-    let mut fetch = FetchResponse {
-        responses: vec![
-            FetchableTopicResponse {
-                topic: "t".into(),
-                partitions: vec![Default::default(); 2],
-                ..Default::default()
-            };
-            2
-        ],
-        ..Default::default()
-    };
-    fetch.responses[1].partitions[1]
-        .unknown_tagged_fields
-        .push(1, Bytes::from_static(b"x"));
+    let fetch = fetch_with_a_colliding_tag();
     // Null where Metadata v0 does not allow it (its topics are nullable from v1).
     let metadata = MetadataRequest {
         topics: None,
@@ -372,21 +377,7 @@ fn late_failures() -> Vec<Late> {
         generation_id_or_member_epoch: 5,
         ..txn(topics(1))
     };
-    let mut fetch = FetchResponse {
-        responses: vec![
-            FetchableTopicResponse {
-                topic: "t".into(),
-                partitions: vec![Default::default(); 2],
-                ..Default::default()
-            };
-            2
-        ],
-        ..Default::default()
-    };
-    // Tag 1 of a Fetch v12 partition is the declared `current_leader`.
-    fetch.responses[1].partitions[1]
-        .unknown_tagged_fields
-        .push(1, Bytes::from_static(b"x"));
+    let fetch = fetch_with_a_colliding_tag();
     let mut unordered = txn(topics(2));
     let tags = &mut unordered.topics[1].partitions[2].unknown_tagged_fields;
     tags.push(5, Bytes::from_static(b"a"));
