@@ -4,6 +4,7 @@
 
 use bytes::{Bytes, BytesMut};
 use kafka_protocol::indexmap::IndexMap;
+use kafka_protocol::protocol::StrBytes;
 use kafka_protocol::records as kp;
 use kafka_wire::records::{BatchBuilder, Batches, Compression, ReadOptions};
 
@@ -31,28 +32,41 @@ fn workload(name: &'static str, n: usize, key_len: usize, value_len: usize) -> R
     let theirs = records
         .iter()
         .enumerate()
-        .map(|(i, (ts, k, v))| kp::Record {
-            transactional: false,
-            control: false,
-            delete_horizon: false,
-            partition_leader_epoch: -1,
-            producer_id: -1,
-            producer_epoch: -1,
-            timestamp_type: kp::TimestampType::Creation,
-            offset: i as i64,
-            // kafka-protocol starts a new batch whenever offset - sequence changes; -1 for the
-            // first record keeps one batch with base sequence -1, as a non-idempotent producer.
-            sequence: i as i32 - 1,
-            timestamp: *ts,
-            key: k.clone(),
-            value: v.clone(),
-            headers: IndexMap::new(),
-        })
+        .map(|(i, (ts, k, v))| kp_record(0, i, *ts, k.clone(), v.clone(), IndexMap::new()))
         .collect();
     RecordsWorkload {
         name,
         records,
         theirs,
+    }
+}
+
+/// kafka-protocol's record `i` of a plain batch (not transactional, no producer) whose first
+/// offset is `base`: offset `base + i`, and sequence `i - 1` (kafka-protocol starts a new
+/// batch whenever offset - sequence changes; -1 for the first record keeps one batch with base
+/// sequence -1, as a non-idempotent producer writes it).
+pub fn kp_record(
+    base: i64,
+    i: usize,
+    timestamp: i64,
+    key: Option<Bytes>,
+    value: Option<Bytes>,
+    headers: IndexMap<StrBytes, Option<Bytes>>,
+) -> kp::Record {
+    kp::Record {
+        transactional: false,
+        control: false,
+        delete_horizon: false,
+        partition_leader_epoch: -1,
+        producer_id: -1,
+        producer_epoch: -1,
+        timestamp_type: kp::TimestampType::Creation,
+        offset: base + i as i64,
+        sequence: i as i32 - 1,
+        timestamp,
+        key,
+        value,
+        headers,
     }
 }
 

@@ -615,6 +615,7 @@ mod versus_kafka_protocol {
     use kafka_protocol::indexmap::IndexMap;
     use kafka_protocol::protocol::StrBytes;
     use kafka_protocol::records as kp;
+    use kafka_wire_bench::records::kp_record;
     use proptest::collection::vec;
     use proptest::option;
     use proptest::prelude::*;
@@ -639,34 +640,6 @@ mod versus_kafka_protocol {
         )
     }
 
-    /// kafka-protocol's record `i` of a plain batch (not transactional, no producer) whose
-    /// first offset is `base`: offset `base + i`, and sequence `i - 1`, as in one batch with
-    /// base sequence -1 (see the benches' workloads).
-    fn kp_record(
-        base: i64,
-        i: usize,
-        timestamp: i64,
-        key: &Option<Vec<u8>>,
-        value: &Option<Vec<u8>>,
-        headers: IndexMap<StrBytes, Option<Bytes>>,
-    ) -> kp::Record {
-        kp::Record {
-            transactional: false,
-            control: false,
-            delete_horizon: false,
-            partition_leader_epoch: -1,
-            producer_id: -1,
-            producer_epoch: -1,
-            timestamp_type: kp::TimestampType::Creation,
-            offset: base + i as i64,
-            sequence: i as i32 - 1,
-            timestamp,
-            key: key.clone().map(Bytes::from),
-            value: value.clone().map(Bytes::from),
-            headers,
-        }
-    }
-
     /// A record without headers: timestamp, key, value.
     type Plain = (i64, Option<Vec<u8>>, Option<Vec<u8>>);
 
@@ -674,7 +647,10 @@ mod versus_kafka_protocol {
         let theirs: Vec<kp::Record> = recs
             .iter()
             .enumerate()
-            .map(|(i, (ts, k, v))| kp_record(base, i, *ts, k, v, IndexMap::new()))
+            .map(|(i, (ts, k, v))| {
+                let (k, v) = (k.clone().map(Bytes::from), v.clone().map(Bytes::from));
+                kp_record(base, i, *ts, k, v, IndexMap::new())
+            })
             .collect();
         let mut want = bytes::BytesMut::new();
         let opts = kp::RecordEncodeOptions {
@@ -765,6 +741,7 @@ mod versus_kafka_protocol {
                 for (k, v) in &headers {
                     map.insert(StrBytes::from_string(k.clone()), v.clone().map(Bytes::from));
                 }
+                let (key, value) = (key.clone().map(Bytes::from), value.clone().map(Bytes::from));
                 theirs.push(kp_record(base, i, ts, key, value, map));
             }
             let mut want = bytes::BytesMut::new();
