@@ -713,6 +713,47 @@ mod versus_kafka_protocol {
         }
     }
 
+    /// A batch appended after other bytes (`appending_to`) is those bytes followed by what
+    /// kafka-protocol's encoder writes, for prefixes of every length around the 64-byte
+    /// lines (the fused CRC aligns its blocks to them) and values short and long; with no
+    /// record, nothing is added.
+    #[test]
+    fn batch_appended_in_place_after_a_prefix() {
+        let recs: Vec<Plain> = (0..40usize)
+            .map(|i| {
+                let len = [3, 255, 256, 1000, 5000][i % 5] + i;
+                let key = (i % 3 != 0).then(|| vec![i as u8; i % 20]);
+                let value = (0..len).map(|j| (j * 7 + i) as u8).collect();
+                (1_700_000_000_000 + i as i64, key, Some(value))
+            })
+            .collect();
+        let want = theirs_batch(9, &recs);
+        for pre in (0..130).chain([1000, 4097]) {
+            let prefix: Vec<u8> = (0..pre).map(|i| (i * 13) as u8).collect();
+            let mut b = BatchBuilder::appending_to(9, prefix.clone());
+            for (ts, k, v) in &recs {
+                b.append(*ts, k.as_deref(), v.as_deref(), &[]);
+            }
+            let got = b.build_vec().unwrap();
+            assert_eq!(&got[..pre], &prefix[..], "prefix {pre}");
+            assert!(got[pre..] == want[..], "prefix {pre}: batch differs");
+            let empty = BatchBuilder::appending_to(9, prefix.clone());
+            assert_eq!(empty.build_vec().unwrap(), prefix);
+            // Compressed: the prefix is kept and the batch is the one built apart.
+            let build = |mut b: BatchBuilder| {
+                b.compression(Compression::Gzip);
+                for (ts, k, v) in &recs {
+                    b.append(*ts, k.as_deref(), v.as_deref(), &[]);
+                }
+                b.build_vec().unwrap()
+            };
+            let apart = build(BatchBuilder::new(9));
+            let got = build(BatchBuilder::appending_to(9, prefix.clone()));
+            assert_eq!(&got[..pre], &prefix[..], "gzip, prefix {pre}");
+            assert!(got[pre..] == apart[..], "gzip, prefix {pre}: batch differs");
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(200))]
         #[test]

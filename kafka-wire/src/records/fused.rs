@@ -47,6 +47,15 @@ impl Fused {
         let _ = yes;
     }
 
+    /// Where the batch starts in the buffer the copies go into (0 unless the batch is
+    /// appended after other bytes). Set before the first copy.
+    pub(super) fn set_base(&mut self, at: usize) {
+        #[cfg(all(target_arch = "x86_64", not(kafka_wire_portable)))]
+        self.simd.set_base(at);
+        #[cfg(not(all(target_arch = "x86_64", not(kafka_wire_portable))))]
+        let _ = at;
+    }
+
     /// Tests: whether any bytes went through the fused path.
     #[cfg(test)]
     pub(super) fn used(&self) -> bool {
@@ -67,9 +76,9 @@ impl Fused {
         out.extend_from_slice(src);
     }
 
-    /// The CRC-32C of `batch[21..]` if the fused path folded anything, else `None` (the
-    /// caller computes it in one pass). `batch` must be the buffer the copies went into, with
-    /// its header filled in.
+    /// The CRC-32C of the batch from its byte 21 on if the fused path folded anything, else
+    /// `None` (the caller computes it in one pass). `batch` must be the buffer the copies went
+    /// into, with the batch's header filled in (at the base set by [`set_base`](Self::set_base)).
     pub(super) fn finish(&mut self, batch: &[u8]) -> Option<u32> {
         #[cfg(all(target_arch = "x86_64", not(kafka_wire_portable)))]
         return self.simd.finish(batch);
@@ -248,6 +257,8 @@ mod x86 {
         start: usize,
         /// Bytes `start..from` of the batch are folded into `acc`.
         from: usize,
+        /// Where the batch starts in the buffer (the CRC covers from `base + 21`).
+        base: usize,
         /// The four accumulators, the next to fold into first. Zero at the start: a zero
         /// accumulator stands for leading zero bytes, which do not change the CRC, so the
         /// first blocks need no special case and the four always read, in order, as 256
@@ -261,6 +272,7 @@ mod x86 {
                 enabled: false,
                 start: 0,
                 from: 0,
+                base: 0,
                 acc: bytemuck::Zeroable::zeroed(),
             }
         }
@@ -276,6 +288,11 @@ mod x86 {
         #[cfg(test)]
         pub(in crate::records) fn used(&self) -> bool {
             self.enabled && self.from > self.start
+        }
+
+        /// See the wrapper's `set_base`.
+        pub(in crate::records) fn set_base(&mut self, at: usize) {
+            self.base = at;
         }
 
         /// Whether a copy of `len` bytes goes through [`copy`](Self::copy) (else the caller
@@ -320,8 +337,9 @@ mod x86 {
             if self.start == 0 {
                 // Align the stream's blocks to the buffer's 64-byte lines; only speed depends
                 // on it (a reallocation later moves the lines, not the results).
-                let at = (out.as_ptr() as usize).wrapping_add(RECORD_BATCH_OVERHEAD);
-                self.start = RECORD_BATCH_OVERHEAD + (at.wrapping_neg() & (BLOCK - 1));
+                let records = self.base + RECORD_BATCH_OVERHEAD;
+                let at = (out.as_ptr() as usize).wrapping_add(records);
+                self.start = records + (at.wrapping_neg() & (BLOCK - 1));
                 self.from = self.start;
             }
             // Fold what was written since the last copy, then top the pending partial block
@@ -399,7 +417,7 @@ mod x86 {
                 c = _mm_crc32_u64(c, w);
             }
             let records = crc_bytes(c as u32, batch.get(self.from..)?);
-            let head = crc_bytes(!0, batch.get(CRC_FROM..self.start)?);
+            let head = crc_bytes(!0, batch.get(self.base + CRC_FROM..self.start)?);
             let len = (batch.len() - self.start) as u64;
             Some(!(shift(head, len) ^ records))
         }
@@ -795,28 +813,39 @@ mod tests {
                 (key, (0..len).map(|_| next() as u8).collect())
             })
             .collect();
-        let build = || {
-            let mut b = BatchBuilder::new(1000);
-            b.producer(7, 1, 0);
-            for (i, (k, v)) in records.iter().enumerate() {
-                let h = [NewHeader::new("h", Some(&v[..v.len().min(300)]))];
-                b.append(1_700_000_000_000 + i as i64, Some(k), Some(v), &h);
+        // Built alone, and appended after 0-69 other bytes (the fused stream's blocks then
+        // start elsewhere relative to the batch).
+        for pre in [None].into_iter().chain((0..70).map(Some)) {
+            let build = || {
+                let mut b = match pre {
+                    None => BatchBuilder::new(1000),
+                    Some(n) => BatchBuilder::appending_to(1000, vec![0xA5; n]),
+                };
+                b.producer(7, 1, 0);
+                for (i, (k, v)) in records.iter().enumerate() {
+                    let h = [NewHeader::new("h", Some(&v[..v.len().min(300)]))];
+                    b.append(1_700_000_000_000 + i as i64, Some(k), Some(v), &h);
+                }
+                let used = b.fused_used();
+                (b.build_vec().expect("a valid batch"), used)
+            };
+            let (fused, used) = build();
+            let (plain, plain_used) = with_fused_off(build);
+            assert!(!plain_used, "with_fused_off left the fused path on");
+            #[cfg(all(target_arch = "x86_64", not(kafka_wire_portable)))]
+            if !skip_without_avx512("the builder's fused path", x86_detected()) {
+                assert!(used, "the fused path was not taken");
             }
-            let used = b.fused_used();
-            (b.build_vec().expect("a valid batch"), used)
-        };
-        let (fused, used) = build();
-        let (plain, plain_used) = with_fused_off(build);
-        assert!(!plain_used, "with_fused_off left the fused path on");
-        #[cfg(all(target_arch = "x86_64", not(kafka_wire_portable)))]
-        if !skip_without_avx512("the builder's fused path", x86_detected()) {
-            assert!(used, "the fused path was not taken");
+            let _ = used;
+            assert_eq!(fused.len(), plain.len());
+            assert!(
+                fused == plain,
+                "the two paths' batches differ (prefix {pre:?})"
+            );
+            // Kafka's CRC-32C of bytes 21.., from an independent implementation.
+            let batch = &plain[pre.unwrap_or(0)..];
+            let crc = model::crc32c(&batch[21..]);
+            assert_eq!(batch[17..21], crc.to_be_bytes());
         }
-        let _ = used;
-        assert_eq!(fused.len(), plain.len());
-        assert!(fused == plain, "the two paths' batches differ");
-        // Kafka's CRC-32C of bytes 21.., from an independent implementation.
-        let crc = crc_fast::crc32_iscsi(&plain[21..]);
-        assert_eq!(plain[17..21], crc.to_be_bytes());
     }
 }

@@ -44,8 +44,11 @@ impl<'a> NewHeader<'a> {
 /// ```
 #[derive(Debug, Clone)]
 pub struct BatchBuilder {
-    /// The 61 header bytes (filled at build), then the records, uncompressed.
+    /// Bytes before the batch (see [`appending_to`](Self::appending_to)), the batch's 61
+    /// header bytes (filled at build), then the records, uncompressed.
     buf: Vec<u8>,
+    /// Where the batch starts in `buf`.
+    at: usize,
     /// Record bytes not yet copied into `buf` (see [`Block`]).
     blk: Block,
     /// The CRC of what is in `buf`, where it is computed while copying (see `fused`).
@@ -86,6 +89,7 @@ impl BatchBuilder {
         crc.set_enabled(true);
         BatchBuilder {
             buf,
+            at: 0,
             blk: Block::new(),
             crc,
             base_offset,
@@ -116,6 +120,20 @@ impl BatchBuilder {
         buf.resize(RECORD_BATCH_OVERHEAD, 0);
         let mut b = BatchBuilder::new(base_offset);
         b.buf = buf;
+        b
+    }
+
+    /// A builder that appends the batch to `buf` after its current contents (a request's
+    /// bytes before its records, say), so that the batch is built in place instead of being
+    /// built apart and copied in; [`build_vec`](Self::build_vec) gives back `buf` with the
+    /// batch at its end (an empty batch adds nothing).
+    pub fn appending_to(base_offset: i64, mut buf: Vec<u8>) -> Self {
+        let at = buf.len();
+        buf.resize(at + RECORD_BATCH_OVERHEAD, 0);
+        let mut b = BatchBuilder::new(base_offset);
+        b.buf = buf;
+        b.at = at;
+        b.crc.set_base(at);
         b
     }
 
@@ -344,13 +362,15 @@ impl BatchBuilder {
         self.error.get_or_insert(why);
     }
 
-    /// The batch's bytes. With no record appended this is empty (as in Java, an empty batch
-    /// is not written), unless the builder came from [`from_header`](Self::from_header).
+    /// The batch's bytes (after the bytes an [`appending_to`](Self::appending_to) buffer
+    /// held). With no record appended the batch is empty (as in Java, an empty batch is not
+    /// written), unless the builder came from [`from_header`](Self::from_header).
     pub fn build(self) -> Result<Bytes, EncodeError> {
         self.build_vec().map(Bytes::from)
     }
 
-    /// Appends the batch to `out`.
+    /// Appends the batch to `out`: a copy unless `out` is empty
+    /// ([`appending_to`](Self::appending_to) builds in place instead).
     pub fn build_into(self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let buf = self.build_vec()?;
         if out.is_empty() {
@@ -361,15 +381,17 @@ impl BatchBuilder {
         Ok(())
     }
 
-    /// The batch in the builder's own buffer (see [`with_buffer`](Self::with_buffer)).
+    /// The batch in the builder's own buffer (see [`with_buffer`](Self::with_buffer)), after
+    /// the bytes it held before (see [`appending_to`](Self::appending_to)).
     pub fn build_vec(mut self) -> Result<Vec<u8>, EncodeError> {
         self.blk.flush(&mut self.buf);
         let invalid = |why| EncodeError::new(EncodeErrorKind::InvalidValue(why));
         if let Some(why) = self.error {
             return Err(invalid(why));
         }
+        let at = self.at;
         if self.count == 0 && self.fixed.is_none() {
-            self.buf.clear();
+            self.buf.truncate(at);
             return Ok(self.buf);
         }
         let h = match self.fixed {
@@ -423,7 +445,10 @@ impl BatchBuilder {
             }
         };
         if self.compression != Compression::None && self.count > 0 {
-            let section = self.buf.get(RECORD_BATCH_OVERHEAD..).unwrap_or_default();
+            let section = self
+                .buf
+                .get(at + RECORD_BATCH_OVERHEAD..)
+                .unwrap_or_default();
             let packed = compression::compress(self.compression, section, 2, self.level).map_err(
                 |e| match e {
                     compression::CodecError::NotEnabled => {
@@ -432,10 +457,10 @@ impl BatchBuilder {
                     _ => invalid("compression failed"),
                 },
             )?;
-            self.buf.truncate(RECORD_BATCH_OVERHEAD);
+            self.buf.truncate(at + RECORD_BATCH_OVERHEAD);
             self.buf.extend_from_slice(&packed);
         }
-        let batch_length = i32::try_from(self.buf.len() - 12)
+        let batch_length = i32::try_from(self.buf.len() - at - 12)
             .map_err(|_| invalid("the batch is larger than 2 GiB"))?;
         let mut hdr = [0u8; RECORD_BATCH_OVERHEAD];
         let put = |hdr: &mut [u8; RECORD_BATCH_OVERHEAD], at: usize, b: &[u8]| {
@@ -455,7 +480,7 @@ impl BatchBuilder {
         put(&mut hdr, 51, &h.producer_epoch.to_be_bytes());
         put(&mut hdr, 53, &h.base_sequence.to_be_bytes());
         put(&mut hdr, 57, &(self.count as i32).to_be_bytes());
-        if let Some(dst) = self.buf.get_mut(..RECORD_BATCH_OVERHEAD) {
+        if let Some(dst) = self.buf.get_mut(at..at + RECORD_BATCH_OVERHEAD) {
             dst.copy_from_slice(&hdr);
         }
         let folded = if self.compression == Compression::None {
@@ -463,9 +488,9 @@ impl BatchBuilder {
         } else {
             None
         };
-        let crc =
-            folded.unwrap_or_else(|| crc_fast::crc32_iscsi(self.buf.get(21..).unwrap_or_default()));
-        if let Some(dst) = self.buf.get_mut(17..21) {
+        let crc = folded
+            .unwrap_or_else(|| crc_fast::crc32_iscsi(self.buf.get(at + 21..).unwrap_or_default()));
+        if let Some(dst) = self.buf.get_mut(at + 17..at + 21) {
             dst.copy_from_slice(&crc.to_be_bytes());
         }
         Ok(self.buf)
