@@ -313,7 +313,7 @@ fn apt_req_pair(
                         .iter()
                         .map(|(n, ps)| kw::AddPartitionsToTxnTopic {
                             name: s(n),
-                            partitions: ps.clone(),
+                            partitions: ps.as_slice().into(),
                             ..Default::default()
                         })
                         .collect(),
@@ -749,9 +749,9 @@ fn metadata_pair(
                         partition_index: p,
                         leader_id: replicas(t, p)[0],
                         leader_epoch: 12 + p % 4,
-                        replica_nodes: replicas(t, p),
-                        isr_nodes: isr(t, p),
-                        offline_replicas: Vec::new(),
+                        replica_nodes: replicas(t, p).into(),
+                        isr_nodes: isr(t, p).into(),
+                        offline_replicas: Default::default(),
                         ..Default::default()
                     })
                     .collect(),

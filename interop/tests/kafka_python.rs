@@ -104,7 +104,7 @@ impl Drop for Peer {
 
 fn topics_json(ts: &[AddPartitionsToTxnTopic]) -> Value {
     ts.iter()
-        .map(|t| json!({"name": t.name.as_str(), "partitions": t.partitions}))
+        .map(|t| json!({"name": t.name.as_str(), "partitions": t.partitions.to_vec()}))
         .collect()
 }
 
@@ -146,7 +146,7 @@ impl PyShape for AddPartitionsToTxnRequest {
         let topics = |rng: &mut Rng| {
             rng.vec(3, |rng| AddPartitionsToTxnTopic {
                 name: rng.string(),
-                partitions: rng.vec(4, Rng::i32),
+                partitions: rng.vec(4, Rng::i32).into(),
                 ..Default::default()
             })
         };

@@ -44,7 +44,7 @@ fn unparsable_request_is_reported_as_a_closed_connection() {
         v3_and_below_transactional_id: TXN_ID.into(),
         v3_and_below_topics: vec![AddPartitionsToTxnTopic {
             name: TOPIC.into(),
-            partitions: vec![0],
+            partitions: [0].into(),
             ..Default::default()
         }],
         ..Default::default()

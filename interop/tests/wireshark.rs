@@ -508,12 +508,12 @@ fn add_partitions_request(v: Version) -> AddPartitionsToTxnRequest {
     let topics = vec![
         AddPartitionsToTxnTopic {
             name: "alpha".into(),
-            partitions: vec![0, 5],
+            partitions: [0, 5].into(),
             ..Default::default()
         },
         AddPartitionsToTxnTopic {
             name: "beta".into(),
-            partitions: vec![2147483647],
+            partitions: [2147483647].into(),
             ..Default::default()
         },
     ];

@@ -92,7 +92,8 @@ fn is_named(ty: &syn::Type, name: &str) -> bool {
 }
 
 fn classify(ty: &syn::Type) -> Kind {
-    if let Some(inner) = generic_arg(ty, "Vec") {
+    // `FixedArray<T>`: the runtime's array of fixed-width integers, an array as `Vec<T>` is.
+    if let Some(inner) = generic_arg(ty, "Vec").or_else(|| generic_arg(ty, "FixedArray")) {
         return Kind::Array(Box::new(classify(inner)));
     }
     let Some(seg) = last_segment(ty) else {
@@ -1053,9 +1054,15 @@ mod tests {
                 c: kafka_wire::Str,
                 #[kafka(versions = "0+", entity_type = "brokerId")]
                 d: Vec<i32>,
+                #[kafka(versions = "0+", entity_type = "brokerId")]
+                e: kafka_wire::FixedArray<i32>,
+                #[kafka(versions = "0+", entity_type = "producerId")]
+                f: FixedArray<i32>,
             }
         });
-        assert_eq!(m.len(), 4, "{m:?}");
+        assert_eq!(m.len(), 5, "{m:?}");
+        // `FixedArray<i32>` is an array of int32, as `Vec<i32>` is.
+        assert!(m[4].contains("for int64 fields, not int32"), "{m:?}");
         assert!(m[0].contains("only valid on a request"), "{m:?}");
         assert!(m[1].contains("for string fields, not int32"), "{m:?}");
         assert!(m[2].contains("unknown entity type"), "{m:?}");

@@ -71,7 +71,7 @@ impl Sealed {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a field of a Kafka message: it implements no Kafka codec",
     label = "not a Kafka type: `{Self}` does not implement `kafka_wire::Field`",
-    note = "Kafka types are bool, i8, i16, u16, i32, u32, i64, f64, Str (or String), Bytes, Uuid, Records, Vec<T> of a Kafka type, and structs with #[derive(KafkaMessage)]",
+    note = "Kafka types are bool, i8, i16, u16, i32, u32, i64, f64, Str (or String), Bytes, Uuid, Records, Vec<T> of a Kafka type, FixedArray<T> of a fixed-width integer, and structs with #[derive(KafkaMessage)]",
     note = "for a type of your own (a newtype, an enum stored as an integer), implement `kafka_wire::Field` by delegating to one of these"
 )]
 pub trait Field: Sized {
@@ -389,7 +389,7 @@ pub const MAX_STRING_LEN: usize = 0x7fff;
 
 /// Which classic prefix a length-prefixed type uses.
 #[derive(Clone, Copy)]
-enum Prefix {
+pub(crate) enum Prefix {
     /// int16 (strings).
     I16,
     /// int32 (bytes, records, arrays).
@@ -397,7 +397,7 @@ enum Prefix {
 }
 
 #[inline(always)]
-fn prefix_size(p: Prefix, len: Option<usize>, compact: bool) -> usize {
+pub(crate) fn prefix_size(p: Prefix, len: Option<usize>, compact: bool) -> usize {
     if compact {
         match len {
             None => 1,
@@ -420,7 +420,7 @@ fn prefix_size(p: Prefix, len: Option<usize>, compact: bool) -> usize {
 /// The size of an empty (or null) value's prefix: the fewest bytes a length-prefixed value
 /// takes.
 #[inline(always)]
-const fn empty_prefix(p: Prefix, compact: bool) -> usize {
+pub(crate) const fn empty_prefix(p: Prefix, compact: bool) -> usize {
     match (compact, p) {
         (true, _) => 1,
         (false, Prefix::I16) => 2,
@@ -460,7 +460,7 @@ fn put_len_fast<B: BufMut + ?Sized>(buf: &mut B, p: Prefix, n: usize, compact: b
 /// Writes the length prefix of a value of `n` bytes or elements: [`put_len_fast`] inline,
 /// else one cold call.
 #[inline(always)]
-fn put_len<B: BufMut + ?Sized>(
+pub(crate) fn put_len<B: BufMut + ?Sized>(
     buf: &mut B,
     p: Prefix,
     n: usize,
@@ -590,7 +590,11 @@ pub(crate) fn put_array_prefix<B: BufMut + ?Sized>(
 
 /// A null prefix (length -1 in the classic form, 0 in the compact one), cold.
 #[inline(always)]
-fn put_null<B: BufMut + ?Sized>(buf: &mut B, p: Prefix, compact: bool) -> Result<(), EncodeError> {
+pub(crate) fn put_null<B: BufMut + ?Sized>(
+    buf: &mut B,
+    p: Prefix,
+    compact: bool,
+) -> Result<(), EncodeError> {
     put_prefix_cold(buf, p, None, compact)
 }
 
@@ -1109,7 +1113,7 @@ impl<T: Field> NullableField for Vec<T> {
 /// unwrap per element type. Only a hint: forced out of line it cost about 35 instructions
 /// per array (InitializeShareGroupState seed decode 761 -> 837) for 89 LLVM lines.
 #[inline]
-fn read_array_count(r: &mut Reader<'_>, cx: Cx) -> Result<usize, DecodeError> {
+pub(crate) fn read_array_count(r: &mut Reader<'_>, cx: Cx) -> Result<usize, DecodeError> {
     let at = r.position();
     match read_array_prefix(r, cx.compact)? {
         Some(n) => Ok(n),
@@ -1135,7 +1139,7 @@ fn read_array_count(r: &mut Reader<'_>, cx: Cx) -> Result<usize, DecodeError> {
 /// bytes (`min` 0) claim none and are all kept; Kafka's own check (no more elements than
 /// bytes left, in `read_prefix`) is their bound.
 #[inline]
-fn read_elements<T: Field>(
+pub(crate) fn read_elements<T: Field>(
     r: &mut Reader<'_>,
     cx: Cx,
     n: Result<usize, DecodeError>,

@@ -67,6 +67,7 @@ pub mod correlation;
 pub mod dynamic;
 mod error;
 mod field;
+mod fixed_array;
 pub mod frame;
 mod header;
 #[cfg(feature = "json")]
@@ -93,6 +94,7 @@ pub use error::{
     DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldPath, PathSegment,
 };
 pub use field::{Cx, Field, NullableField, MAX_STRING_LEN};
+pub use fixed_array::{FixedArray, FixedArrayIter, FixedWidth};
 pub use frame::{DecodeOptions, DecodedFrame};
 pub use header::{RequestHeader, ResponseHeader};
 pub use limits::{DecodeLimits, Limit, DEFAULT_MAX_DECOMPRESSED_BATCH};

@@ -343,6 +343,19 @@ impl<'a> Reader<'a> {
         Some(s)
     }
 
+    /// Takes the next `len` bytes as a zero-copy [`Bytes`] (empty: no reference taken), or
+    /// `None` (nothing consumed) when fewer are left.
+    #[inline(always)]
+    pub(crate) fn read_shared_opt(&mut self, len: usize) -> Option<Bytes> {
+        let (_, rest) = self.rest.split_at_checked(len)?;
+        let b = match len {
+            0 => Bytes::new(),
+            _ => self.share_before(rest, len),
+        };
+        self.rest = rest;
+        Some(b)
+    }
+
     /// Takes the next `len` bytes as a borrowed slice.
     #[inline]
     pub fn read_slice(&mut self, len: usize) -> Result<&'a [u8], DecodeError> {

@@ -8,7 +8,7 @@ use kafka_wire_messages::*;
 fn topic() -> AddPartitionsToTxnTopic {
     AddPartitionsToTxnTopic {
         name: "t".into(),
-        partitions: vec![1],
+        partitions: [1].into(),
         ..Default::default()
     }
 }

@@ -67,7 +67,7 @@ fn apt_topic(v: Version) -> impl Strategy<Value = AddPartitionsToTxnTopic> {
     (st(), vec(any::<i32>(), 0..3), unknown(v, 3, 0)).prop_map(|(name, partitions, u)| {
         AddPartitionsToTxnTopic {
             name,
-            partitions,
+            partitions: partitions.into(),
             unknown_tagged_fields: u,
         }
     })

@@ -55,7 +55,7 @@ fn uuid(i: u64) -> Uuid {
 fn apt_topic(v: Version, i: usize) -> AddPartitionsToTxnTopic {
     AddPartitionsToTxnTopic {
         name: s(NAMES[i % 3]),
-        partitions: vec![0, -1, i32::MAX, i32::MIN],
+        partitions: [0, -1, i32::MAX, i32::MIN].into(),
         unknown_tagged_fields: unknown(v, 3, 0),
     }
 }

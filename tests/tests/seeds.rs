@@ -312,7 +312,7 @@ fn apt_request() -> AddPartitionsToTxnRequest {
     AddPartitionsToTxnRequest {
         transactions: vec![AddPartitionsToTxnTransaction {
             topics: vec![AddPartitionsToTxnTopic {
-                partitions: vec![0],
+                partitions: [0].into(),
                 ..Default::default()
             }],
             ..Default::default()
@@ -588,7 +588,7 @@ fn add_partitions_to_txn_tree_offsets() {
                         l.array("Topics", &t.topics, |l, tp| {
                             l.strukt("AddPartitionsToTxnTopic[0]", tp, |l| {
                                 l.field("Name", &tp.name);
-                                l.array("Partitions", &tp.partitions, |l, p| {
+                                l.array("Partitions", &tp.partitions.to_vec(), |l, p| {
                                     l.field("int32[0]", p)
                                 });
                             });

@@ -1425,7 +1425,20 @@ fn rust_type(f: &Field, uses: &mut BTreeSet<String>, resolve: &dyn Fn(&str) -> S
         }
         None => resolve(elem),
     };
-    let ty = if array { format!("Vec<{base}>") } else { base };
+    // Arrays of fixed-width integers are kept as their wire bytes (no allocation, no
+    // per-element work on decode); every other array is a `Vec`.
+    let ty = if array
+        && matches!(
+            elem,
+            "int8" | "int16" | "uint16" | "int32" | "uint32" | "int64"
+        ) {
+        uses.insert("FixedArray".to_owned());
+        format!("FixedArray<{base}>")
+    } else if array {
+        format!("Vec<{base}>")
+    } else {
+        base
+    };
     if f.nullable_versions.is_some() {
         format!("Option<{ty}>")
     } else {

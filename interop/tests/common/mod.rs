@@ -197,7 +197,7 @@ pub fn run_transaction(
         v3_and_below_producer_epoch: epoch,
         v3_and_below_topics: vec![AddPartitionsToTxnTopic {
             name: topic.to_owned().into(),
-            partitions: PARTITIONS.to_vec(),
+            partitions: PARTITIONS.into(),
             ..Default::default()
         }],
         ..Default::default()

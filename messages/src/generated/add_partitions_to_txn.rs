@@ -10,7 +10,7 @@
     rustdoc::bare_urls
 )]
 
-use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
+use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The AddPartitionsToTxn request (API key 24): Kafka's `AddPartitionsToTxnRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
@@ -89,7 +89,7 @@ pub struct AddPartitionsToTxnTopic {
     pub name: Str,
     /// The partition indexes to add to the transaction.
     #[kafka(versions = "0+")]
-    pub partitions: Vec<i32>,
+    pub partitions: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }

@@ -10,7 +10,7 @@
     rustdoc::bare_urls
 )]
 
-use kafka_wire::{KafkaMessage, UnknownTaggedFields, Uuid};
+use kafka_wire::{FixedArray, KafkaMessage, UnknownTaggedFields, Uuid};
 
 /// The AlterPartition request (API key 56): Kafka's `AlterPartitionRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
@@ -76,7 +76,7 @@ pub struct AlterPartitionRequestPartitionData {
     pub leader_epoch: i32,
     /// The ISR for this partition. Deprecated since version 3.
     #[kafka(versions = "0-2", entity_type = "brokerId")]
-    pub new_isr: Vec<i32>,
+    pub new_isr: FixedArray<i32>,
     /// The ISR for this partition.
     #[kafka(versions = "3+")]
     pub new_isr_with_epochs: Vec<BrokerState>,
@@ -142,7 +142,7 @@ pub struct AlterPartitionResponsePartitionData {
     pub leader_epoch: i32,
     /// The in-sync replica IDs.
     #[kafka(versions = "0+", entity_type = "brokerId")]
-    pub isr: Vec<i32>,
+    pub isr: FixedArray<i32>,
     /// 1 if the partition is recovering from an unclean leader election; 0 otherwise.
     #[kafka(versions = "1+", default = "0", ignorable)]
     pub leader_recovery_state: i8,

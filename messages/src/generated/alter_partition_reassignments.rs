@@ -10,7 +10,7 @@
     rustdoc::bare_urls
 )]
 
-use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
+use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The AlterPartitionReassignments request (API key 45): Kafka's `AlterPartitionReassignmentsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
@@ -84,7 +84,7 @@ pub struct ReassignablePartition {
         default = "null",
         entity_type = "brokerId"
     )]
-    pub replicas: Option<Vec<i32>>,
+    pub replicas: Option<FixedArray<i32>>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }

@@ -10,7 +10,7 @@
     rustdoc::bare_urls
 )]
 
-use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
+use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The AlterReplicaLogDirs request (API key 34): Kafka's `AlterReplicaLogDirsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
@@ -64,7 +64,7 @@ pub struct AlterReplicaLogDirTopic {
     pub name: Str,
     /// The partition indexes.
     #[kafka(versions = "0+")]
-    pub partitions: Vec<i32>,
+    pub partitions: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }

@@ -10,7 +10,7 @@
     rustdoc::bare_urls
 )]
 
-use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
+use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The ConsumerGroupHeartbeat request (API key 68): Kafka's `ConsumerGroupHeartbeatRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
@@ -95,7 +95,7 @@ pub struct TopicPartitions {
     pub topic_id: Uuid,
     /// The partitions.
     #[kafka(versions = "0+")]
-    pub partitions: Vec<i32>,
+    pub partitions: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }

@@ -10,7 +10,7 @@
     rustdoc::bare_urls
 )]
 
-use kafka_wire::{Bytes, KafkaMessage, Str};
+use kafka_wire::{Bytes, FixedArray, KafkaMessage, Str};
 
 /// Kafka's `ConsumerProtocolAssignment.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
@@ -35,5 +35,5 @@ pub struct TopicPartition {
     pub topic: Str,
     /// The list of partitions assigned to this consumer.
     #[kafka(versions = "0+")]
-    pub partitions: Vec<i32>,
+    pub partitions: FixedArray<i32>,
 }

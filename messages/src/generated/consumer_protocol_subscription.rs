@@ -10,7 +10,7 @@
     rustdoc::bare_urls
 )]
 
-use kafka_wire::{Bytes, KafkaMessage, Str};
+use kafka_wire::{Bytes, FixedArray, KafkaMessage, Str};
 
 /// Kafka's `ConsumerProtocolSubscription.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
@@ -44,5 +44,5 @@ pub struct TopicPartition {
     pub topic: Str,
     /// The partition ids.
     #[kafka(versions = "1+")]
-    pub partitions: Vec<i32>,
+    pub partitions: FixedArray<i32>,
 }

@@ -10,7 +10,7 @@
     rustdoc::bare_urls
 )]
 
-use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
+use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The CreatePartitions request (API key 37): Kafka's `CreatePartitionsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
@@ -70,7 +70,7 @@ pub struct CreatePartitionsTopic {
 pub struct CreatePartitionsAssignment {
     /// The assigned broker IDs.
     #[kafka(versions = "0+", entity_type = "brokerId")]
-    pub broker_ids: Vec<i32>,
+    pub broker_ids: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }

@@ -10,7 +10,7 @@
     rustdoc::bare_urls
 )]
 
-use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
+use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The CreateTopics request (API key 19): Kafka's `CreateTopicsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
@@ -79,7 +79,7 @@ pub struct CreatableReplicaAssignment {
     pub partition_index: i32,
     /// The brokers to place the partition on.
     #[kafka(versions = "0+", entity_type = "brokerId")]
-    pub broker_ids: Vec<i32>,
+    pub broker_ids: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }

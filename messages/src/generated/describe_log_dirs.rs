@@ -10,7 +10,7 @@
     rustdoc::bare_urls
 )]
 
-use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
+use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The DescribeLogDirs request (API key 35): Kafka's `DescribeLogDirsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
@@ -51,7 +51,7 @@ pub struct DescribableLogDirTopic {
     pub topic: Str,
     /// The partition indexes.
     #[kafka(versions = "0+")]
-    pub partitions: Vec<i32>,
+    pub partitions: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }

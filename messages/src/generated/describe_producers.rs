@@ -10,7 +10,7 @@
     rustdoc::bare_urls
 )]
 
-use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
+use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The DescribeProducers request (API key 61): Kafka's `DescribeProducersRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
@@ -48,7 +48,7 @@ pub struct TopicRequest {
     pub name: Str,
     /// The indexes of the partitions to list producers for.
     #[kafka(versions = "0+")]
-    pub partition_indexes: Vec<i32>,
+    pub partition_indexes: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }

@@ -11,7 +11,7 @@
 )]
 #![allow(clippy::empty_docs)]
 
-use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
+use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The DescribeShareGroupOffsets request (API key 90): Kafka's `DescribeShareGroupOffsetsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
@@ -65,7 +65,7 @@ pub struct DescribeShareGroupOffsetsRequestTopic {
     pub topic_name: Str,
     /// The partitions.
     #[kafka(versions = "0+")]
-    pub partitions: Vec<i32>,
+    pub partitions: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }

@@ -10,7 +10,7 @@
     rustdoc::bare_urls
 )]
 
-use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
+use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The DescribeTopicPartitions request (API key 75): Kafka's `DescribeTopicPartitionsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
@@ -123,10 +123,10 @@ pub struct DescribeTopicPartitionsResponsePartition {
     pub leader_epoch: i32,
     /// The set of all nodes that host this partition.
     #[kafka(versions = "0+", entity_type = "brokerId")]
-    pub replica_nodes: Vec<i32>,
+    pub replica_nodes: FixedArray<i32>,
     /// The set of nodes that are in sync with the leader for this partition.
     #[kafka(versions = "0+", entity_type = "brokerId")]
-    pub isr_nodes: Vec<i32>,
+    pub isr_nodes: FixedArray<i32>,
     /// The new eligible leader replicas otherwise.
     #[kafka(
         versions = "0+",
@@ -134,7 +134,7 @@ pub struct DescribeTopicPartitionsResponsePartition {
         default = "null",
         entity_type = "brokerId"
     )]
-    pub eligible_leader_replicas: Option<Vec<i32>>,
+    pub eligible_leader_replicas: Option<FixedArray<i32>>,
     /// The last known ELR.
     #[kafka(
         versions = "0+",
@@ -142,10 +142,10 @@ pub struct DescribeTopicPartitionsResponsePartition {
         default = "null",
         entity_type = "brokerId"
     )]
-    pub last_known_elr: Option<Vec<i32>>,
+    pub last_known_elr: Option<FixedArray<i32>>,
     /// The set of offline replicas of this partition.
     #[kafka(versions = "0+", ignorable, entity_type = "brokerId")]
-    pub offline_replicas: Vec<i32>,
+    pub offline_replicas: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }

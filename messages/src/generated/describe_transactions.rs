@@ -10,7 +10,7 @@
     rustdoc::bare_urls
 )]
 
-use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
+use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The DescribeTransactions request (API key 65): Kafka's `DescribeTransactionsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
@@ -82,7 +82,7 @@ pub struct TopicData {
     pub topic: Str,
     /// The partition ids included in the current transaction.
     #[kafka(versions = "0+")]
-    pub partitions: Vec<i32>,
+    pub partitions: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }

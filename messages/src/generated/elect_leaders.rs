@@ -10,7 +10,7 @@
     rustdoc::bare_urls
 )]
 
-use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
+use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The ElectLeaders request (API key 43): Kafka's `ElectLeadersRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
@@ -57,7 +57,7 @@ pub struct TopicPartitions {
     pub topic: Str,
     /// The partitions of this topic whose leader should be elected.
     #[kafka(versions = "0+")]
-    pub partitions: Vec<i32>,
+    pub partitions: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }

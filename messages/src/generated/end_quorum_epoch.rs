@@ -10,7 +10,7 @@
     rustdoc::bare_urls
 )]
 
-use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
+use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The EndQuorumEpoch request (API key 54): Kafka's `EndQuorumEpochRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
@@ -79,7 +79,7 @@ pub struct EndQuorumEpochRequestPartitionData {
     pub leader_epoch: i32,
     /// A sorted list of preferred successors to start the election.
     #[kafka(versions = "0", ignorable)]
-    pub preferred_successors: Vec<i32>,
+    pub preferred_successors: FixedArray<i32>,
     /// A sorted list of preferred candidates to start the election.
     #[kafka(versions = "1+", ignorable)]
     pub preferred_candidates: Vec<ReplicaInfo>,

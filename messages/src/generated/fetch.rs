@@ -10,7 +10,7 @@
     rustdoc::bare_urls
 )]
 
-use kafka_wire::{KafkaMessage, Records, Str, UnknownTaggedFields, Uuid};
+use kafka_wire::{FixedArray, KafkaMessage, Records, Str, UnknownTaggedFields, Uuid};
 
 /// The Fetch request (API key 1): Kafka's `FetchRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
@@ -175,7 +175,7 @@ pub struct ForgottenTopic {
     pub topic_id: Uuid,
     /// The partitions indexes to forget.
     #[kafka(versions = "7+")]
-    pub partitions: Vec<i32>,
+    pub partitions: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }

@@ -10,7 +10,7 @@
     rustdoc::bare_urls
 )]
 
-use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
+use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The GetTelemetrySubscriptions request (API key 71): Kafka's `GetTelemetrySubscriptionsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
@@ -41,7 +41,7 @@ pub struct GetTelemetrySubscriptionsResponse {
     pub subscription_id: i32,
     /// Compression types that broker accepts for the PushTelemetryRequest.
     #[kafka(versions = "0+")]
-    pub accepted_compression_types: Vec<i8>,
+    pub accepted_compression_types: FixedArray<i8>,
     /// Configured push interval, which is the lowest configured interval in the current subscription set.
     #[kafka(versions = "0+")]
     pub push_interval_ms: i32,

@@ -10,7 +10,7 @@
     rustdoc::bare_urls
 )]
 
-use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
+use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The ListConfigResources request (API key 74): Kafka's `ListConfigResourcesRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
@@ -18,7 +18,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 pub struct ListConfigResourcesRequest {
     /// The list of resource type. If the list is empty, it uses default supported config resource types.
     #[kafka(versions = "1+")]
-    pub resource_types: Vec<i8>,
+    pub resource_types: FixedArray<i8>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }

@@ -10,7 +10,7 @@
     rustdoc::bare_urls
 )]
 
-use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
+use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The ListPartitionReassignments request (API key 46): Kafka's `ListPartitionReassignmentsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
@@ -57,7 +57,7 @@ pub struct ListPartitionReassignmentsTopics {
     pub name: Str,
     /// The partitions to list partition reassignments for.
     #[kafka(versions = "0+")]
-    pub partition_indexes: Vec<i32>,
+    pub partition_indexes: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
@@ -89,13 +89,13 @@ pub struct OngoingPartitionReassignment {
     pub partition_index: i32,
     /// The current replica set.
     #[kafka(versions = "0+", entity_type = "brokerId")]
-    pub replicas: Vec<i32>,
+    pub replicas: FixedArray<i32>,
     /// The set of replicas we are currently adding.
     #[kafka(versions = "0+", entity_type = "brokerId")]
-    pub adding_replicas: Vec<i32>,
+    pub adding_replicas: FixedArray<i32>,
     /// The set of replicas we are currently removing.
     #[kafka(versions = "0+", entity_type = "brokerId")]
-    pub removing_replicas: Vec<i32>,
+    pub removing_replicas: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }

@@ -10,7 +10,7 @@
     rustdoc::bare_urls
 )]
 
-use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
+use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The ListTransactions request (API key 66): Kafka's `ListTransactionsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
@@ -21,7 +21,7 @@ pub struct ListTransactionsRequest {
     pub state_filters: Vec<Str>,
     /// The producerIds to filter by: if empty, all transactions will be returned; if non-empty, only transactions which match one of the filtered producerIds will be returned.
     #[kafka(versions = "0+", entity_type = "producerId")]
-    pub producer_id_filters: Vec<i64>,
+    pub producer_id_filters: FixedArray<i64>,
     /// Duration (in millis) to filter by: if < 0, all transactions will be returned; otherwise, only transactions running longer than this duration will be returned.
     #[kafka(versions = "1+", default = "-1")]
     pub duration_filter: i64,

@@ -10,7 +10,7 @@
     rustdoc::bare_urls
 )]
 
-use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
+use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The Metadata request (API key 3): Kafka's `MetadataRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
@@ -147,13 +147,13 @@ pub struct MetadataResponsePartition {
     pub leader_epoch: i32,
     /// The set of all nodes that host this partition.
     #[kafka(versions = "0+", entity_type = "brokerId")]
-    pub replica_nodes: Vec<i32>,
+    pub replica_nodes: FixedArray<i32>,
     /// The set of nodes that are in sync with the leader for this partition.
     #[kafka(versions = "0+", entity_type = "brokerId")]
-    pub isr_nodes: Vec<i32>,
+    pub isr_nodes: FixedArray<i32>,
     /// The set of offline replicas of this partition.
     #[kafka(versions = "5+", ignorable, entity_type = "brokerId")]
-    pub offline_replicas: Vec<i32>,
+    pub offline_replicas: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }

@@ -10,7 +10,7 @@
     rustdoc::bare_urls
 )]
 
-use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
+use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The OffsetFetch request (API key 9): Kafka's `OffsetFetchRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
@@ -63,7 +63,7 @@ pub struct OffsetFetchRequestTopic {
     pub name: Str,
     /// The partition indexes we would like to fetch offsets for.
     #[kafka(versions = "0-7")]
-    pub partition_indexes: Vec<i32>,
+    pub partition_indexes: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
@@ -104,7 +104,7 @@ pub struct OffsetFetchRequestTopics {
     pub topic_id: Uuid,
     /// The partition indexes we would like to fetch offsets for.
     #[kafka(versions = "8+")]
-    pub partition_indexes: Vec<i32>,
+    pub partition_indexes: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }

@@ -10,7 +10,7 @@
     rustdoc::bare_urls
 )]
 
-use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
+use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The ShareAcknowledge request (API key 79): Kafka's `ShareAcknowledgeRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
@@ -112,7 +112,7 @@ pub struct AcknowledgementBatch {
     pub last_offset: i64,
     /// Array of acknowledge types - 0:Gap,1:Accept,2:Release,3:Reject,4:Renew.
     #[kafka(versions = "0+")]
-    pub acknowledge_types: Vec<i8>,
+    pub acknowledge_types: FixedArray<i8>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }

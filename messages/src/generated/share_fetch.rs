@@ -10,7 +10,7 @@
     rustdoc::bare_urls
 )]
 
-use kafka_wire::{KafkaMessage, Records, Str, UnknownTaggedFields, Uuid};
+use kafka_wire::{FixedArray, KafkaMessage, Records, Str, UnknownTaggedFields, Uuid};
 
 /// The ShareFetch request (API key 78): Kafka's `ShareFetchRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
@@ -136,7 +136,7 @@ pub struct AcknowledgementBatch {
     pub last_offset: i64,
     /// Array of acknowledge types - 0:Gap,1:Accept,2:Release,3:Reject,4:Renew.
     #[kafka(versions = "0+")]
-    pub acknowledge_types: Vec<i8>,
+    pub acknowledge_types: FixedArray<i8>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
@@ -152,7 +152,7 @@ pub struct ForgottenTopic {
     pub topic_id: Uuid,
     /// The partitions indexes to forget.
     #[kafka(versions = "0+")]
-    pub partitions: Vec<i32>,
+    pub partitions: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }

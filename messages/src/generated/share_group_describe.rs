@@ -10,7 +10,7 @@
     rustdoc::bare_urls
 )]
 
-use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
+use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The ShareGroupDescribe request (API key 77): Kafka's `ShareGroupDescribeRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
@@ -120,7 +120,7 @@ pub struct TopicPartitions {
     pub topic_name: Str,
     /// The partitions.
     #[kafka(versions = "0+")]
-    pub partitions: Vec<i32>,
+    pub partitions: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }

@@ -10,7 +10,7 @@
     rustdoc::bare_urls
 )]
 
-use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
+use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The StreamsGroupDescribe request (API key 89): Kafka's `StreamsGroupDescribeRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
@@ -242,7 +242,7 @@ pub struct TaskIds {
     pub subtopology_id: Str,
     /// The partitions of the input topics processed by this member.
     #[kafka(versions = "0+")]
-    pub partitions: Vec<i32>,
+    pub partitions: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }

@@ -10,7 +10,7 @@
     rustdoc::bare_urls
 )]
 
-use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
+use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The StreamsGroupHeartbeat request (API key 88): Kafka's `StreamsGroupHeartbeatRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
@@ -182,13 +182,13 @@ pub struct Subtopology {
 pub struct CopartitionGroup {
     /// The topics the topology reads from. Index into the array on the subtopology level.
     #[kafka(versions = "0+")]
-    pub source_topics: Vec<i16>,
+    pub source_topics: FixedArray<i16>,
     /// Regular expressions identifying topics the subtopology reads from. Index into the array on the subtopology level.
     #[kafka(versions = "0+")]
-    pub source_topic_regex: Vec<i16>,
+    pub source_topic_regex: FixedArray<i16>,
     /// The set of source topics that are internally created repartition topics. Index into the array on the subtopology level.
     #[kafka(versions = "0+")]
-    pub repartition_source_topics: Vec<i16>,
+    pub repartition_source_topics: FixedArray<i16>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
@@ -267,7 +267,7 @@ pub struct TaskIds {
     pub subtopology_id: Str,
     /// The partitions of the input topics processed by this member.
     #[kafka(versions = "0+")]
-    pub partitions: Vec<i32>,
+    pub partitions: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
@@ -314,7 +314,7 @@ pub struct TopicPartition {
     pub topic: Str,
     /// partitions
     #[kafka(versions = "0+")]
-    pub partitions: Vec<i32>,
+    pub partitions: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }

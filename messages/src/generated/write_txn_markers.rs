@@ -10,7 +10,7 @@
     rustdoc::bare_urls
 )]
 
-use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
+use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The WriteTxnMarkers request (API key 27): Kafka's `WriteTxnMarkersRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
@@ -73,7 +73,7 @@ pub struct WritableTxnMarkerTopic {
     pub name: Str,
     /// The indexes of the partitions to write transaction markers for.
     #[kafka(versions = "0+")]
-    pub partition_indexes: Vec<i32>,
+    pub partition_indexes: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }

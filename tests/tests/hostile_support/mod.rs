@@ -262,7 +262,7 @@ pub fn apt_request(v: Version) -> AddPartitionsToTxnRequest {
     let topics: Vec<_> = (0..2)
         .map(|i| AddPartitionsToTxnTopic {
             name: s(["tö", ""][i]),
-            partitions: vec![i as i32, -1],
+            partitions: [i as i32, -1].into(),
             unknown_tagged_fields: unknown(v, 3, 0),
         })
         .collect();

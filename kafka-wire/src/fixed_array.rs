@@ -1,0 +1,460 @@
+//! [`FixedArray`]: a Kafka array of fixed-width integers kept as its wire bytes.
+
+use core::{fmt, iter::FusedIterator, marker::PhantomData, slice::ChunksExact};
+
+use bytes::{BufMut, Bytes};
+
+use crate::error::{DecodeError, EncodeError};
+use crate::field::{
+    empty_prefix, prefix_size, put_len, put_null, read_array_count, read_array_prefix,
+    read_elements, Prefix,
+};
+use crate::meta::KafkaType;
+use crate::{Cx, Field, NullableField, Reader};
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// The element types of a [`FixedArray`]: Kafka's fixed-width integers (`int8`, `int16`,
+/// `uint16`, `int32`, `uint32`, `int64`), read from and written as big-endian bytes.
+///
+/// Sealed: the array's equality, hashing and byte-exact re-encoding rely on every value
+/// having exactly one encoding, which holds for these integers (not for `float64`, whose
+/// NaNs and signed zeros compare unlike their bytes, nor for `bool`, whose byte may be any
+/// non-zero value).
+pub trait FixedWidth: Field + Copy + sealed::Sealed {
+    /// Bytes per element on the wire.
+    const WIDTH: usize;
+    /// The value of one element's big-endian bytes (`chunk` is `WIDTH` long).
+    #[doc(hidden)]
+    fn from_chunk(chunk: &[u8]) -> Self;
+    /// Appends the value's big-endian bytes.
+    #[doc(hidden)]
+    fn put_be(self, out: &mut Vec<u8>);
+}
+
+macro_rules! fixed_width {
+    ($($t:ty),*) => {$(
+        impl sealed::Sealed for $t {}
+        impl FixedWidth for $t {
+            const WIDTH: usize = size_of::<$t>();
+            #[inline(always)]
+            fn from_chunk(chunk: &[u8]) -> Self {
+                // Always `WIDTH` bytes (from `chunks_exact`), so the fallback is never taken
+                // and the conversion compiles to one load and byte swap.
+                chunk.try_into().map_or(0, <$t>::from_be_bytes)
+            }
+            #[inline(always)]
+            fn put_be(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_be_bytes());
+            }
+        }
+    )*};
+}
+
+fixed_width!(i8, i16, u16, i32, u32, i64);
+
+/// A Kafka array of fixed-width integers (`[]int32` replica lists, partition indexes,
+/// `[]int64` producer ids, ...) kept as the big-endian bytes the wire carried.
+///
+/// Decoding takes the array's bytes as a [`Bytes`] slice of the input: one reference count,
+/// no allocation and no per-element work, where a `Vec<i32>` costs an allocation per array
+/// (the allocator was most of a Metadata response's decode time) and a conversion per
+/// element. Encoding copies the bytes in one piece, so an array decoded and forwarded (a
+/// proxy) goes out exactly as it came without its elements being touched. Elements are
+/// converted when read: [`get`](Self::get), [`iter`](Self::iter), [`to_vec`](Self::to_vec).
+///
+/// The trade-off is that the array is immutable: to change one, build a new one
+/// (`FixedArray::from(vec)`, `collect()`, [`from_slice`](Self::from_slice)); each element
+/// read costs a byte swap; and holding any array keeps the whole input buffer alive, as a
+/// decoded [`Str`](crate::Str) or [`Bytes`] does. The `kafka-protocol` crate decodes these
+/// fields into `Vec<i32>` (of `BrokerId` newtypes); `Vec<T>` of these integers is still a
+/// field type for hand-written structs, with the same wire form.
+///
+/// Equality, ordering, `Debug` and `Hash` follow the values (equality and hashing compare
+/// the bytes, which for these integers is the same thing), and an array compares equal to a
+/// slice or `Vec` of the same values.
+///
+/// ```
+/// use kafka_wire::FixedArray;
+///
+/// let replicas: FixedArray<i32> = vec![1, 2, 3].into();
+/// assert_eq!(replicas.len(), 3);
+/// assert_eq!(replicas.get(1), Some(2));
+/// assert_eq!(replicas.iter().sum::<i32>(), 6);
+/// assert_eq!(replicas, [1, 2, 3]);
+/// assert_eq!(replicas.as_bytes().as_ref(), &[0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3]);
+/// assert_eq!(format!("{replicas:?}"), "[1, 2, 3]");
+/// ```
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct FixedArray<T: FixedWidth> {
+    /// The elements' big-endian bytes, a whole number of elements.
+    raw: Bytes,
+    _t: PhantomData<T>,
+}
+
+impl<T: FixedWidth> FixedArray<T> {
+    /// An empty array.
+    pub const fn new() -> Self {
+        FixedArray {
+            raw: Bytes::new(),
+            _t: PhantomData,
+        }
+    }
+
+    /// The array of `raw`'s big-endian elements, or `None` if its length is not a whole
+    /// number of elements. No copy.
+    pub fn from_be_bytes(raw: Bytes) -> Option<Self> {
+        if raw.len() % T::WIDTH != 0 {
+            return None;
+        }
+        Some(FixedArray {
+            raw,
+            _t: PhantomData,
+        })
+    }
+
+    /// An array of `items` (one allocation, the values' big-endian bytes).
+    pub fn from_slice(items: &[T]) -> Self {
+        items.iter().copied().collect()
+    }
+
+    /// The number of elements.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.raw.len() / T::WIDTH
+    }
+
+    /// Whether the array has no elements.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.raw.is_empty()
+    }
+
+    /// Element `i`, or `None` past the end.
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<T> {
+        let start = i.checked_mul(T::WIDTH)?;
+        let chunk = self.raw.get(start..start.checked_add(T::WIDTH)?)?;
+        Some(T::from_chunk(chunk))
+    }
+
+    /// The first element, if any.
+    #[inline]
+    pub fn first(&self) -> Option<T> {
+        self.get(0)
+    }
+
+    /// The last element, if any.
+    #[inline]
+    pub fn last(&self) -> Option<T> {
+        self.iter().next_back()
+    }
+
+    /// Whether `x` is an element.
+    pub fn contains(&self, x: T) -> bool
+    where
+        T: PartialEq,
+    {
+        self.iter().any(|y| y == x)
+    }
+
+    /// The elements, in order.
+    #[inline]
+    pub fn iter(&self) -> FixedArrayIter<'_, T> {
+        FixedArrayIter {
+            chunks: self.raw.chunks_exact(T::WIDTH),
+            _t: PhantomData,
+        }
+    }
+
+    /// The elements in a new `Vec`.
+    pub fn to_vec(&self) -> Vec<T> {
+        self.iter().collect()
+    }
+
+    /// The elements' big-endian bytes, as the wire carries them (a slice of the decoded
+    /// input when decoded).
+    #[inline]
+    pub fn as_bytes(&self) -> &Bytes {
+        &self.raw
+    }
+
+    /// The elements' big-endian bytes, without a copy.
+    #[inline]
+    pub fn into_bytes(self) -> Bytes {
+        self.raw
+    }
+}
+
+impl<T: FixedWidth> Default for FixedArray<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: FixedWidth + fmt::Debug> fmt::Debug for FixedArray<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<T: FixedWidth + Ord> PartialOrd for FixedArray<T> {
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// By value, as `Vec<T>` orders (not by bytes: a negative number's bytes sort last).
+impl<T: FixedWidth + Ord> Ord for FixedArray<T> {
+    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
+        self.iter().cmp(other.iter())
+    }
+}
+
+impl<T: FixedWidth> FromIterator<T> for FixedArray<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        let iter = iter.into_iter();
+        let mut raw = Vec::with_capacity(iter.size_hint().0.saturating_mul(T::WIDTH));
+        for x in iter {
+            x.put_be(&mut raw);
+        }
+        FixedArray {
+            raw: Bytes::from(raw),
+            _t: PhantomData,
+        }
+    }
+}
+
+impl<T: FixedWidth> From<Vec<T>> for FixedArray<T> {
+    fn from(v: Vec<T>) -> Self {
+        Self::from_slice(&v)
+    }
+}
+
+impl<T: FixedWidth> From<&[T]> for FixedArray<T> {
+    fn from(v: &[T]) -> Self {
+        Self::from_slice(v)
+    }
+}
+
+impl<T: FixedWidth, const N: usize> From<[T; N]> for FixedArray<T> {
+    fn from(v: [T; N]) -> Self {
+        Self::from_slice(&v)
+    }
+}
+
+impl<T: FixedWidth> From<FixedArray<T>> for Vec<T> {
+    fn from(a: FixedArray<T>) -> Self {
+        a.to_vec()
+    }
+}
+
+impl<T: FixedWidth + PartialEq> PartialEq<[T]> for FixedArray<T> {
+    fn eq(&self, other: &[T]) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter().copied())
+    }
+}
+
+impl<T: FixedWidth + PartialEq, const N: usize> PartialEq<[T; N]> for FixedArray<T> {
+    fn eq(&self, other: &[T; N]) -> bool {
+        *self == other[..]
+    }
+}
+
+impl<T: FixedWidth + PartialEq> PartialEq<Vec<T>> for FixedArray<T> {
+    fn eq(&self, other: &Vec<T>) -> bool {
+        *self == other[..]
+    }
+}
+
+impl<T: FixedWidth + PartialEq> PartialEq<&[T]> for FixedArray<T> {
+    fn eq(&self, other: &&[T]) -> bool {
+        *self == **other
+    }
+}
+
+impl<'a, T: FixedWidth> IntoIterator for &'a FixedArray<T> {
+    type Item = T;
+    type IntoIter = FixedArrayIter<'a, T>;
+    fn into_iter(self) -> FixedArrayIter<'a, T> {
+        self.iter()
+    }
+}
+
+/// The elements of a [`FixedArray`], converted as they are taken.
+#[derive(Clone, Debug)]
+pub struct FixedArrayIter<'a, T> {
+    chunks: ChunksExact<'a, u8>,
+    _t: PhantomData<T>,
+}
+
+impl<T: FixedWidth> Iterator for FixedArrayIter<'_, T> {
+    type Item = T;
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        self.chunks.next().map(T::from_chunk)
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.chunks.size_hint()
+    }
+    #[inline]
+    fn nth(&mut self, n: usize) -> Option<T> {
+        self.chunks.nth(n).map(T::from_chunk)
+    }
+}
+
+impl<T: FixedWidth> DoubleEndedIterator for FixedArrayIter<'_, T> {
+    #[inline]
+    fn next_back(&mut self) -> Option<T> {
+        self.chunks.next_back().map(T::from_chunk)
+    }
+}
+
+impl<T: FixedWidth> ExactSizeIterator for FixedArrayIter<'_, T> {}
+impl<T: FixedWidth> FusedIterator for FixedArrayIter<'_, T> {}
+
+// ---- the wire form: an array's count prefix, then the elements' bytes as they are ----
+
+impl<T: FixedWidth> Field for FixedArray<T> {
+    const KAFKA_TYPE: KafkaType = KafkaType::Array(&T::KAFKA_TYPE);
+
+    #[inline]
+    fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
+        put_len(buf, Prefix::I32, self.len(), cx.compact)?;
+        buf.put_slice(&self.raw);
+        Ok(())
+    }
+    #[inline]
+    fn size(&self, cx: Cx) -> usize {
+        prefix_size(Prefix::I32, Some(self.len()), cx.compact) + self.raw.len()
+    }
+    #[inline]
+    fn read(r: &mut Reader<'_>, cx: Cx) -> Result<Self, DecodeError> {
+        let n = read_array_count(r, cx)?;
+        read_raw(r, cx, n)
+    }
+    #[inline(always)]
+    fn min_size(cx: Cx) -> usize {
+        empty_prefix(Prefix::I32, cx.compact)
+    }
+    // `alloc_ratio` stays 0: decoding shares the input and allocates nothing.
+}
+
+impl<T: FixedWidth> NullableField for FixedArray<T> {
+    #[inline]
+    fn write_nullable<B: BufMut + ?Sized>(
+        v: Option<&Self>,
+        buf: &mut B,
+        cx: Cx,
+    ) -> Result<(), EncodeError> {
+        match v {
+            Some(a) => a.write(buf, cx),
+            None => put_null(buf, Prefix::I32, cx.compact),
+        }
+    }
+    #[inline]
+    fn size_nullable(v: Option<&Self>, cx: Cx) -> usize {
+        match v {
+            Some(a) => a.size(cx),
+            None => prefix_size(Prefix::I32, None, cx.compact),
+        }
+    }
+    #[inline]
+    fn read_nullable(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Self>, DecodeError> {
+        match read_array_prefix(r, cx.compact)? {
+            Some(n) => read_raw(r, cx, n).map(Some),
+            None => Ok(None),
+        }
+    }
+    #[inline(always)]
+    fn min_size_nullable(cx: Cx) -> usize {
+        empty_prefix(Prefix::I32, cx.compact)
+    }
+}
+
+/// The `n` elements' bytes, shared with the input. Taken whenever the input holds them,
+/// even where an enclosing array's later elements need some of those bytes (where a
+/// `Vec` reads its elements one by one): nothing is allocated either way, the same bytes
+/// are consumed, and the enclosing array fails later just the same.
+#[inline]
+fn read_raw<T: FixedWidth>(
+    r: &mut Reader<'_>,
+    cx: Cx,
+    n: usize,
+) -> Result<FixedArray<T>, DecodeError> {
+    if let Some(raw) = n
+        .checked_mul(T::WIDTH)
+        .and_then(|len| r.read_shared_opt(len))
+    {
+        return Ok(FixedArray {
+            raw,
+            _t: PhantomData,
+        });
+    }
+    read_short(r, cx, n)
+}
+
+/// An array the input cannot hold: read as `Vec<T>` reads it, for the same error (the
+/// element that ran out, at its offset).
+#[cold]
+#[inline(never)]
+fn read_short<T: FixedWidth>(
+    r: &mut Reader<'_>,
+    cx: Cx,
+    n: usize,
+) -> Result<FixedArray<T>, DecodeError> {
+    read_elements::<T>(r, cx, Ok(n)).map(FixedArray::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cx(compact: bool) -> Cx {
+        Cx {
+            compact,
+            ..Cx::new(0)
+        }
+    }
+
+    #[test]
+    fn wire_form_matches_vec() {
+        let values: Vec<i32> = vec![-1, 0, 1, i32::MAX, i32::MIN, 0x0102_0304];
+        let a = FixedArray::from(values.clone());
+        for compact in [false, true] {
+            let mut want = Vec::new();
+            values.write(&mut want, cx(compact)).unwrap();
+            let mut got = Vec::new();
+            a.write(&mut got, cx(compact)).unwrap();
+            assert_eq!(got, want);
+            assert_eq!(a.size(cx(compact)), want.len());
+            let input = Bytes::from(want);
+            let mut r = Reader::new(&input);
+            let back = FixedArray::<i32>::read(&mut r, cx(compact)).unwrap();
+            assert!(r.is_empty());
+            assert_eq!(back, values);
+            assert_eq!(back.to_vec(), values);
+        }
+    }
+
+    #[test]
+    fn accessors() {
+        let a: FixedArray<i64> = [5, -6, 7].into_iter().collect();
+        assert_eq!(a.first(), Some(5));
+        assert_eq!(a.last(), Some(7));
+        assert_eq!(a.get(3), None);
+        assert_eq!(a.get(usize::MAX), None);
+        assert!(a.contains(-6));
+        assert_eq!(a.iter().rev().collect::<Vec<_>>(), vec![7, -6, 5]);
+        assert_eq!(a.iter().len(), 3);
+        assert!(FixedArray::<i16>::from_be_bytes(Bytes::from_static(&[1, 2, 3])).is_none());
+        let b = FixedArray::<i16>::from_be_bytes(Bytes::from_static(&[0xff, 0xfe])).unwrap();
+        assert_eq!(b, [-2]);
+        // Ordered by value, as Vec orders: -1 before 1 though its bytes sort after.
+        assert!(FixedArray::from([-1i32]) < FixedArray::from([1i32]));
+        assert_eq!(format!("{:?}", FixedArray::<u16>::new()), "[]");
+    }
+}
