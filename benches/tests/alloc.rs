@@ -79,7 +79,10 @@ where
     );
     assert_eq!(buf, bytes);
     let ours = allocs(|| O::decode_exact(&bytes, v).unwrap());
-    assert_eq!(ours, arrays, "{name}: decode, one per non-empty array of structs");
+    assert_eq!(
+        ours, arrays,
+        "{name}: decode, one per non-empty array of structs"
+    );
 
     let theirs_size = allocs(|| pair.theirs.compute_size(v).unwrap());
     buf.clear();
