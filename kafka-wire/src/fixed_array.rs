@@ -106,7 +106,7 @@ impl<T: FixedWidth> FixedArray<T> {
     /// The array of `raw`'s big-endian elements, or `None` if its length is not a whole
     /// number of elements. No copy.
     pub fn from_be_bytes(raw: Bytes) -> Option<Self> {
-        if raw.len() % T::WIDTH != 0 {
+        if !raw.len().is_multiple_of(T::WIDTH) {
             return None;
         }
         Some(FixedArray {
@@ -454,7 +454,8 @@ mod tests {
         let b = FixedArray::<i16>::from_be_bytes(Bytes::from_static(&[0xff, 0xfe])).unwrap();
         assert_eq!(b, [-2]);
         // Ordered by value, as Vec orders: -1 before 1 though its bytes sort after.
-        assert!(FixedArray::from([-1i32]) < FixedArray::from([1i32]));
+        let (neg, pos) = (FixedArray::from([-1i32]), FixedArray::from([1i32]));
+        assert!(neg < pos);
         assert_eq!(format!("{:?}", FixedArray::<u16>::new()), "[]");
     }
 }
