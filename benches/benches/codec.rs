@@ -56,6 +56,20 @@ where
             black_box(&mut buf);
         })
     });
+    // The vectored encode where there are long `bytes`/`records` values to reference (a
+    // different operation: the output is segments, not one buffer; see BENCHMARKS.md).
+    if name.starts_with("produce") {
+        let mut out = kafka_wire::Vectored::new();
+        pair.ours.encode_vectored(&mut out, v).unwrap();
+        assert!(out.to_vec() == bytes, "{name}: vectored encode differs");
+        g.bench_function("encode_vectored/kafka-wire", |b| {
+            b.iter(|| {
+                out.clear();
+                black_box(&pair.ours).encode_vectored(&mut out, v).unwrap();
+                black_box(&mut out);
+            })
+        });
+    }
     g.bench_function("decode/kafka-wire", |b| {
         b.iter(|| O::decode_exact(black_box(&bytes), v).unwrap())
     });
@@ -72,6 +86,30 @@ where
         b.iter(|| black_box(&pair.theirs).compute_size(v).unwrap())
     });
     memcpy(&mut g, "memcpy", bytes.len());
+    g.finish();
+}
+
+/// The hand-written copy floor of a flexible TxnOffsetCommit input
+/// ([`txn_offset_commit_flexible_floor`]): what writing the same bytes with the plainest
+/// code costs, for comparing both libraries' encodes against.
+fn floor_bench(
+    c: &mut Criterion,
+    name: &str,
+    pair: Pair<kw::TxnOffsetCommitRequest, kafka_protocol::messages::TxnOffsetCommitRequest>,
+) {
+    let bytes = check_identical(name, &pair);
+    let mut buf = Vec::with_capacity(bytes.len());
+    txn_offset_commit_flexible_floor(&pair.ours, &mut buf);
+    assert!(buf == bytes, "{name}: the floor writes other bytes");
+    let mut g = c.benchmark_group(name);
+    g.throughput(Throughput::Bytes(bytes.len() as u64));
+    g.bench_function("encode_floor/kafka-wire", |b| {
+        b.iter(|| {
+            buf.clear();
+            txn_offset_commit_flexible_floor(black_box(&pair.ours), &mut buf);
+            black_box(&mut buf);
+        })
+    });
     g.finish();
 }
 
@@ -123,6 +161,17 @@ fn bodies(c: &mut Criterion) {
         };
     }
     for_each_input!(bench);
+    floor_bench(c, "txn_offset_commit_v5_100x100", txn_offset_commit_large());
+    floor_bench(
+        c,
+        "txn_offset_commit_v5_100x100_meta_m",
+        txn_offset_commit_meta(),
+    );
+    floor_bench(
+        c,
+        "txn_offset_commit_v5_1x5000_meta_200",
+        txn_offset_commit_wide(),
+    );
 }
 
 /// Whole-frame decode, on the large TxnOffsetCommit and the seed pages' smallest instances.

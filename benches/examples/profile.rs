@@ -1,7 +1,9 @@
 //! One operation in a loop, for instruction counts under callgrind:
 //! `valgrind --tool=callgrind target/release/examples/profile txn_offset_commit_v5_100x100 decode ours 20`
 //! (cases: the names in `kafka_wire_bench::for_each_input`)
-//! (ops: encode, decode, size, frame (whole request frame, ours only), none).
+//! (ops: encode, decode, size, frame (whole request frame, ours only), vectored (ours:
+//! `encode_vectored`, theirs: encode), none; and for the flexible TxnOffsetCommit inputs
+//! `floor`, the hand-written copy floor, lib ignored).
 
 use std::hint::black_box;
 
@@ -31,6 +33,7 @@ where
     };
     let v = pair.version;
     let mut buf = Vec::with_capacity(bytes.len());
+    let mut vectored = kafka_wire::Vectored::new();
     for _ in 0..n {
         match (op, lib) {
             ("encode", "ours") => {
@@ -38,6 +41,17 @@ where
                 black_box(&pair.ours).encode(&mut buf, v).unwrap();
             }
             ("encode", "theirs") => {
+                buf.clear();
+                black_box(&pair.theirs).encode(&mut buf, v).unwrap();
+            }
+            // The vectored encode (long bytes referenced, not copied) against their encode.
+            ("vectored", "ours") => {
+                vectored.clear();
+                black_box(&pair.ours)
+                    .encode_vectored(&mut vectored, v)
+                    .unwrap();
+            }
+            ("vectored", "theirs") => {
                 buf.clear();
                 black_box(&pair.theirs).encode(&mut buf, v).unwrap();
             }
@@ -53,7 +67,7 @@ where
                 ));
             }
             ("none", _) => {}
-            _ => panic!("op: encode|decode|size|none, lib: ours|theirs"),
+            _ => panic!("op: encode|vectored|decode|size|frame|none, lib: ours|theirs"),
         }
         black_box(&mut buf);
     }
@@ -63,6 +77,9 @@ fn main() {
     let a: Vec<String> = std::env::args().collect();
     let n = a.get(4).map_or(10, |s| s.parse().unwrap());
     let (case, op, lib) = (a[1].as_str(), a[2].as_str(), a[3].as_str());
+    if op == "floor" {
+        return floor(case, n);
+    }
     macro_rules! case {
         ($name:expr, $input:ident) => {
             if case == $name {
@@ -72,4 +89,23 @@ fn main() {
     }
     for_each_input!(case);
     panic!("case: one of the names in kafka_wire_bench::for_each_input");
+}
+
+/// The hand-written copy floor of a flexible TxnOffsetCommit input, `n` times.
+fn floor(case: &str, n: usize) {
+    let pair = match case {
+        "txn_offset_commit_v5_1x5000_meta_200" => txn_offset_commit_wide(),
+        "txn_offset_commit_v5_100x100" => txn_offset_commit_large(),
+        "txn_offset_commit_v5_100x100_meta_m" => txn_offset_commit_meta(),
+        _ => panic!("floor: a flexible TxnOffsetCommit input"),
+    };
+    let bytes = check_identical("floor", &pair);
+    let mut buf = Vec::with_capacity(bytes.len());
+    txn_offset_commit_flexible_floor(&pair.ours, &mut buf);
+    assert!(buf == bytes, "floor writes other bytes");
+    for _ in 0..n {
+        buf.clear();
+        txn_offset_commit_flexible_floor(black_box(&pair.ours), &mut buf);
+        black_box(&mut buf);
+    }
 }

@@ -12,6 +12,7 @@ use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::header::{RequestHeader, ResponseHeader};
 use crate::message::{ApiMessage, KafkaMessage};
 use crate::meta::{ApiKind, StructMeta};
+use crate::vectored::Vectored;
 use crate::{Reader, Version};
 
 /// Kafka's default maximum frame size (`socket.request.max.bytes`, 100 MiB).
@@ -440,18 +441,8 @@ pub fn encode_request<M: ApiMessage, B: crate::EncodeBuf + ?Sized>(
     header: &RequestHeader,
     body: &M,
 ) -> Result<(), EncodeError> {
-    if header.request_api_key != M::API_KEY {
-        return Err(EncodeError::new(EncodeErrorKind::InvalidValue(
-            "request_api_key does not match the body's API",
-        ))
-        .in_part("header"));
-    }
-    let version = header.request_api_version;
-    let hv = M::header_version(version);
-    put_frame(buf, |out| {
-        header.encode(out, hv).map_err(|e| e.in_part("header"))?;
-        body.encode(out, version).map_err(|e| e.in_part("body"))
-    })
+    check_request_key::<M>(header)?;
+    put_frame(buf, |out| request_contents(out, header, body))
 }
 
 /// Encodes a whole response frame into `buf`, answering a request at `version`. All or
@@ -465,11 +456,65 @@ pub fn encode_response<M: ApiMessage, B: crate::EncodeBuf + ?Sized>(
     version: Version,
     body: &M,
 ) -> Result<(), EncodeError> {
+    put_frame(buf, |out| response_contents(out, header, version, body))
+}
+
+/// [`encode_request`] appended to a [`Vectored`]: the same bytes, with every `bytes` or
+/// `records` value of [`VECTORED_MIN`](crate::VECTORED_MIN) bytes or more referenced, not
+/// copied (see [`KafkaMessage::encode_vectored`]); the size prefix counts them. All or
+/// nothing.
+pub fn encode_request_vectored<M: ApiMessage>(
+    out: &mut Vectored,
+    header: &RequestHeader,
+    body: &M,
+) -> Result<(), EncodeError> {
+    check_request_key::<M>(header)?;
+    out.append_frame(&mut |head| request_contents(head, header, body))
+}
+
+/// [`encode_response`] appended to a [`Vectored`] (see [`encode_request_vectored`]).
+pub fn encode_response_vectored<M: ApiMessage>(
+    out: &mut Vectored,
+    header: &ResponseHeader,
+    version: Version,
+    body: &M,
+) -> Result<(), EncodeError> {
+    out.append_frame(&mut |head| response_contents(head, header, version, body))
+}
+
+/// Fails unless the header's API key is the body's.
+fn check_request_key<M: ApiMessage>(header: &RequestHeader) -> Result<(), EncodeError> {
+    if header.request_api_key != M::API_KEY {
+        return Err(EncodeError::new(EncodeErrorKind::InvalidValue(
+            "request_api_key does not match the body's API",
+        ))
+        .in_part("header"));
+    }
+    Ok(())
+}
+
+/// A request frame's header and body (at the versions `header` calls for).
+fn request_contents<M: ApiMessage>(
+    out: &mut Vec<u8>,
+    header: &RequestHeader,
+    body: &M,
+) -> Result<(), EncodeError> {
+    let version = header.request_api_version;
     let hv = M::header_version(version);
-    put_frame(buf, |out| {
-        header.encode(out, hv).map_err(|e| e.in_part("header"))?;
-        body.encode(out, version).map_err(|e| e.in_part("body"))
-    })
+    header.encode(out, hv).map_err(|e| e.in_part("header"))?;
+    body.encode(out, version).map_err(|e| e.in_part("body"))
+}
+
+/// A response frame's header and body, answering a request at `version`.
+fn response_contents<M: ApiMessage>(
+    out: &mut Vec<u8>,
+    header: &ResponseHeader,
+    version: Version,
+    body: &M,
+) -> Result<(), EncodeError> {
+    let hv = M::header_version(version);
+    header.encode(out, hv).map_err(|e| e.in_part("header"))?;
+    body.encode(out, version).map_err(|e| e.in_part("body"))
 }
 
 /// The most bytes a frame reader ([`read_frame`], and the tokio codec) sets aside ahead of
@@ -529,29 +574,32 @@ pub fn read_frame_with_limits<R: io::Read + ?Sized>(
     read_frame(r, limits.frame_size())
 }
 
-/// Writes a request frame to a blocking writer.
+/// Writes a request frame to a blocking writer, with `write_vectored`: long `bytes` and
+/// `records` values go to the writer from where they are, not through a copy (see
+/// [`encode_request_vectored`]).
 pub fn write_request<M: ApiMessage, W: io::Write + ?Sized>(
     w: &mut W,
     header: &RequestHeader,
     body: &M,
 ) -> io::Result<()> {
-    let mut buf = Vec::new();
-    encode_request(&mut buf, header, body)
+    let mut out = Vectored::new();
+    encode_request_vectored(&mut out, header, body)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-    w.write_all(&buf)
+    out.write_to(w)
 }
 
-/// Writes a response frame to a blocking writer.
+/// Writes a response frame to a blocking writer, with `write_vectored` (see
+/// [`write_request`]).
 pub fn write_response<M: ApiMessage, W: io::Write + ?Sized>(
     w: &mut W,
     header: &ResponseHeader,
     version: Version,
     body: &M,
 ) -> io::Result<()> {
-    let mut buf = Vec::new();
-    encode_response(&mut buf, header, version, body)
+    let mut out = Vectored::new();
+    encode_response_vectored(&mut out, header, version, body)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-    w.write_all(&buf)
+    out.write_to(w)
 }
 
 #[cfg(test)]

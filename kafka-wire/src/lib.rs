@@ -83,6 +83,7 @@ pub mod records;
 mod rules;
 pub mod typed;
 mod types;
+mod vectored;
 mod version;
 
 #[doc(hidden)]
@@ -105,6 +106,7 @@ pub use message::{
 pub use meta::{ApiKind, ApiMeta, DefaultValue, FieldMeta, KafkaType, StructMeta};
 pub use reader::Reader;
 pub use types::{RawTaggedField, Records, Str, UnknownTaggedFields, Uuid, UuidParseError};
+pub use vectored::{Segments, Vectored, VECTORED_MIN};
 pub use version::{Version, VersionRange, VersionRangeError};
 
 #[doc = include_str!("docs/derive.md")]

@@ -7,6 +7,7 @@ use bytes::{BufMut, Bytes};
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::field::{Cx, Field};
 use crate::meta::{ApiKind, StructMeta};
+use crate::vectored::Vectored;
 use crate::{Reader, Version, VersionRange};
 
 /// A struct declared with `#[derive(KafkaMessage)]`: encodable, decodable and sized at each of
@@ -78,6 +79,15 @@ pub trait KafkaMessage: Field + Default {
     /// scratch vector, then copied: one allocation, no size pass).
     fn encode_to_vec(&self, version: Version) -> Result<Vec<u8>, EncodeError> {
         staged_to_vec(self, version)
+    }
+
+    /// Appends the struct at `version` to `out` with every `bytes` or `records` value of
+    /// [`VECTORED_MIN`](crate::VECTORED_MIN) bytes or more referenced (a clone of its
+    /// [`Bytes`], no copy of the payload) rather than written: the segments are then given to
+    /// the socket in one `write_vectored` ([`Vectored::write_to`]). The bytes they stand for
+    /// are exactly those of [`encode`](Self::encode). All or nothing, as `encode`.
+    fn encode_vectored(&self, out: &mut Vectored, version: Version) -> Result<(), EncodeError> {
+        vectored_message(out, self, version)
     }
 
     /// Reads the struct at `version` from the reader's position.
@@ -190,6 +200,16 @@ fn stage_into<B: BufMut + ?Sized>(
         buf.put_slice(s);
         Ok(())
     })
+}
+
+/// [`KafkaMessage::encode_vectored`]: not generic at all, the message's `Vec` encode run on
+/// the head.
+fn vectored_message(
+    out: &mut Vectored,
+    m: &dyn EncodeVec,
+    version: Version,
+) -> Result<(), EncodeError> {
+    out.append(&mut |head| m.encode_vec(head, version))
 }
 
 /// [`KafkaMessage::encode_to_vec`]: not generic at all.
