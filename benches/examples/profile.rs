@@ -2,8 +2,8 @@
 //! `valgrind --tool=callgrind target/release/examples/profile txn_offset_commit_v5_100x100 decode ours 20`
 //! (cases: the names in `kafka_wire_bench::for_each_input`)
 //! (ops: encode, decode, size, frame (whole request frame, ours only), vectored (ours:
-//! `encode_vectored`, theirs: encode), none; and for the flexible TxnOffsetCommit inputs
-//! `floor`, the hand-written copy floor, lib ignored).
+//! `encode_vectored`, theirs: encode), bytesmut (encode into a reused `BytesMut`), none; and
+//! for the flexible TxnOffsetCommit inputs `floor`, the hand-written copy floor, lib ignored).
 
 use std::hint::black_box;
 
@@ -34,6 +34,7 @@ where
     let v = pair.version;
     let mut buf = Vec::with_capacity(bytes.len());
     let mut vectored = kafka_wire::Vectored::new();
+    let mut bm = bytes::BytesMut::with_capacity(bytes.len());
     for _ in 0..n {
         match (op, lib) {
             ("encode", "ours") => {
@@ -55,6 +56,15 @@ where
                 buf.clear();
                 black_box(&pair.theirs).encode(&mut buf, v).unwrap();
             }
+            // Encode into a `BytesMut`, cleared and reused.
+            ("bytesmut", "ours") => {
+                bm.clear();
+                black_box(&pair.ours).encode(&mut bm, v).unwrap();
+            }
+            ("bytesmut", "theirs") => {
+                bm.clear();
+                black_box(&pair.theirs).encode(&mut bm, v).unwrap();
+            }
             ("decode", "ours") => drop(black_box(O::decode_exact(&bytes, v).unwrap())),
             ("decode", "theirs") => {
                 drop(black_box(T::decode(&mut bytes.clone(), v).unwrap()));
@@ -67,7 +77,7 @@ where
                 ));
             }
             ("none", _) => {}
-            _ => panic!("op: encode|vectored|decode|size|frame|none, lib: ours|theirs"),
+            _ => panic!("op: encode|vectored|bytesmut|decode|size|frame|none, lib: ours|theirs"),
         }
         black_box(&mut buf);
     }

@@ -398,16 +398,28 @@ pub fn put_frame<B: crate::EncodeBuf + ?Sized>(
     buf: &mut B,
     contents: impl FnOnce(&mut Vec<u8>) -> Result<(), EncodeError>,
 ) -> Result<(), EncodeError> {
-    let res = match buf.as_vec() {
-        Some(out) => {
-            let start = out.len();
-            let res = frame_into(out, contents);
-            if res.is_err() {
-                out.truncate(start);
-            }
-            res
+    let mut contents = Some(contents);
+    // In place, truncated back on error: into a `Vec<u8>`, or a buffer's own storage lent
+    // as one (an empty `BytesMut`, see `EncodeBuf::with_vec`); else staged.
+    let mut in_place = |out: &mut Vec<u8>| {
+        let start = out.len();
+        let res = match contents.take() {
+            Some(c) => frame_into(out, c),
+            None => Err(EncodeError::new(EncodeErrorKind::InvalidValue(
+                "frame contents already written",
+            ))),
+        };
+        if res.is_err() {
+            out.truncate(start);
         }
-        None => crate::put_staged(buf, |out| frame_into(out, contents)),
+        res
+    };
+    let res = match buf.as_vec() {
+        Some(out) => in_place(out),
+        None => match buf.with_vec(&mut in_place) {
+            Some(res) => res,
+            None => crate::put_staged(buf, in_place),
+        },
     };
     match res {
         Err(e) if e.path().is_empty() => Err(e.in_part("frame")),

@@ -24,10 +24,12 @@ pub trait KafkaMessage: Field + Default {
     /// maximum, unknown tagged fields at a non-flexible version or out of order.
     ///
     /// All or nothing, into every buffer, and never a panic: on any error `buf` is exactly as
-    /// it was. A `Vec<u8>` is written in place and truncated back on error; any other buffer
-    /// (a `BytesMut`, a `&mut [u8]`, a `Limit`, a `BufMut` of your own, see [`EncodeBuf`])
-    /// gets the message through a per-thread scratch vector, copied in with one `put_slice`
-    /// only once all of it encoded and if it fits (else `BufferTooSmall`, nothing written).
+    /// it was. A `Vec<u8>` (and an empty `BytesMut` of 16 KiB or more, whose storage is lent
+    /// as one) is written in place and truncated back on error; any other buffer (a smaller
+    /// or non-empty `BytesMut`, a `&mut [u8]`, a `Limit`, a `BufMut` of your own, see
+    /// [`EncodeBuf`]) gets the message through a per-thread scratch vector, copied in with
+    /// one `put_slice` only once all of it encoded and if it fits (else `BufferTooSmall`,
+    /// nothing written).
     fn encode<B: EncodeBuf + ?Sized>(
         &self,
         buf: &mut B,
@@ -178,13 +180,18 @@ impl<M: KafkaMessage> EncodeVec for M {
     }
 }
 
-/// [`KafkaMessage::encode`] into a buffer other than a `Vec<u8>`: staged ([`put_staged`]).
-fn put_staged_message<B: BufMut + ?Sized>(
+/// [`KafkaMessage::encode`] into a buffer other than a `Vec<u8>`: in the buffer's own storage
+/// when it lends it ([`EncodeBuf::with_vec`]), else staged ([`put_staged`]).
+fn put_staged_message<B: EncodeBuf + ?Sized>(
     buf: &mut B,
     m: &dyn EncodeVec,
     version: Version,
 ) -> Result<(), EncodeError> {
-    stage_into(buf, &mut |s| m.encode_vec(s, version))
+    let mut write = |s: &mut Vec<u8>| m.encode_vec(s, version);
+    match buf.with_vec(&mut write) {
+        Some(res) => res,
+        None => stage_into(buf, &mut write),
+    }
 }
 
 /// The staging of [`put_staged`] and [`put_staged_message`]: `write` on the scratch vector,
@@ -225,12 +232,13 @@ fn staged_to_vec(m: &dyn EncodeVec, version: Version) -> Result<Vec<u8>, EncodeE
 
 /// A buffer that messages and frames encode into, all or nothing.
 ///
-/// A `Vec<u8>` is written in place and truncated back on error. Every other buffer is given
-/// the encoded bytes with one `put_slice`, after they were all written to a per-thread
-/// scratch vector and only if it has room for them ([`put_staged`]): a `BytesMut`, a `&mut
-/// [u8]`, bytes' `Limit` and `Chain`, and a `BufMut` of your own once you declare it with
-/// `impl EncodeBuf for MyBuf {}` (the provided method is that staging). `&mut B` and
-/// `Box<B>` encode as `B` does.
+/// A `Vec<u8>` is written in place and truncated back on error, and so is an empty `BytesMut`
+/// of 16 KiB or more (its storage lent as a `Vec<u8>`). Every other buffer is given the encoded
+/// bytes with one `put_slice`, after they were all written to a per-thread scratch vector and
+/// only if it has room for them ([`put_staged`]): a `BytesMut` holding bytes, a `&mut [u8]`,
+/// bytes' `Limit` and `Chain`, and a `BufMut` of your own once you declare it with `impl
+/// EncodeBuf for MyBuf {}` (the provided method is that staging). `&mut B` and `Box<B>` encode
+/// as `B` does.
 ///
 /// So each message's `write` is compiled once, for `Vec<u8>`, whatever buffers a program
 /// encodes into; the price for the other buffers is one copy of the encoded bytes.
@@ -247,6 +255,18 @@ pub trait EncodeBuf: BufMut {
     fn as_vec(&mut self) -> Option<&mut Vec<u8>> {
         None
     }
+
+    /// Implementation detail, hidden: runs `write` on the buffer's own storage lent as a
+    /// `Vec<u8>` when that costs no copy, or `None` (the default: staged).
+    #[doc(hidden)]
+    #[inline(always)]
+    fn with_vec(
+        &mut self,
+        write: &mut dyn FnMut(&mut Vec<u8>) -> Result<(), EncodeError>,
+    ) -> Option<Result<(), EncodeError>> {
+        let _ = write;
+        None
+    }
 }
 
 impl EncodeBuf for Vec<u8> {
@@ -256,7 +276,38 @@ impl EncodeBuf for Vec<u8> {
     }
 }
 
-impl EncodeBuf for bytes::BytesMut {}
+/// The least capacity an empty `BytesMut` must have to be written in place (see its
+/// `EncodeBuf` impl): lending its storage costs about 210 instructions (the way back from a
+/// `Vec<u8>` goes through `Bytes`, which allocates and frees a small header), what copying
+/// some kilobytes through the scratch vector costs, so a small buffer, which holds only
+/// small messages, is staged.
+const IN_PLACE_MIN: usize = 16 * 1024;
+
+/// An empty `BytesMut` of [`IN_PLACE_MIN`] bytes or more lends its storage as a `Vec<u8>`
+/// (both conversions move the allocation, no bytes are copied), which the message's `Vec`
+/// encode writes in place: no staging copy, and no second copy of every struct's `write`.
+/// A `BytesMut` holding bytes is staged, as turning it into a vector would move those bytes
+/// to the front.
+impl EncodeBuf for bytes::BytesMut {
+    fn with_vec(
+        &mut self,
+        write: &mut dyn FnMut(&mut Vec<u8>) -> Result<(), EncodeError>,
+    ) -> Option<Result<(), EncodeError>> {
+        if !self.is_empty() || self.capacity() < IN_PLACE_MIN {
+            return None;
+        }
+        let capacity = self.capacity();
+        let mut v = Vec::from(core::mem::take(self));
+        // A storage shared with `Bytes` split off it comes back as a new, empty vector: give
+        // it the room the buffer had, as a `reserve` on the buffer would.
+        v.reserve(capacity);
+        let res = write(&mut v);
+        // Through `Bytes`: it moves the vector's allocation, with one small allocation of
+        // its own (freed again at once) when the vector has spare room.
+        *self = bytes::BytesMut::from(Bytes::from(v));
+        Some(res)
+    }
+}
 impl EncodeBuf for &mut [u8] {}
 impl EncodeBuf for &mut [core::mem::MaybeUninit<u8>] {}
 impl<T: BufMut> EncodeBuf for bytes::buf::Limit<T> {}
@@ -270,6 +321,13 @@ macro_rules! forward_encode_buf {
             #[inline(always)]
             fn as_vec(&mut self) -> Option<&mut Vec<u8>> {
                 (**self).as_vec()
+            }
+            #[inline(always)]
+            fn with_vec(
+                &mut self,
+                write: &mut dyn FnMut(&mut Vec<u8>) -> Result<(), EncodeError>,
+            ) -> Option<Result<(), EncodeError>> {
+                (**self).with_vec(write)
             }
         }
     )*};
