@@ -262,7 +262,7 @@ fn run_short<T: FixedRun>(meta: &'static StructMeta, r: &mut Reader<'_>, i: usiz
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a field of a Kafka message: it implements no Kafka codec",
     label = "not a Kafka type: `{Self}` does not implement `kafka_wire::Field`",
-    note = "Kafka types are bool, i8, i16, u16, i32, u32, i64, f64, Str (or String), Bytes, Uuid, Records, Vec<T> of a Kafka type, and structs with #[derive(KafkaMessage)]",
+    note = "Kafka types are bool, i8, i16, u16, i32, u32, i64, f64, Str (or String), Bytes, Uuid, Records, Vec<T> of a Kafka type, FixedArray<T> of a fixed-width integer, and structs with #[derive(KafkaMessage)]",
     note = "for a type of your own (a newtype, an enum stored as an integer), implement `kafka_wire::Field` by delegating to one of these"
 )]
 pub trait Fx: Sized {
