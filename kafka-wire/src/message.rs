@@ -283,7 +283,7 @@ impl EncodeBuf for Vec<u8> {
 /// small messages, is staged.
 const IN_PLACE_MIN: usize = 16 * 1024;
 
-/// An empty `BytesMut` of [`IN_PLACE_MIN`] bytes or more lends its storage as a `Vec<u8>`
+/// An empty `BytesMut` of 16 KiB or more (`IN_PLACE_MIN`) lends its storage as a `Vec<u8>`
 /// (both conversions move the allocation, no bytes are copied), which the message's `Vec`
 /// encode writes in place: no staging copy, and no second copy of every struct's `write`.
 /// A `BytesMut` holding bytes is staged, as turning it into a vector would move those bytes
