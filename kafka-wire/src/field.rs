@@ -1081,15 +1081,15 @@ impl<T: Field> NullableField for Vec<T> {
         };
         put_len(buf, Prefix::I32, items.len(), cx.compact)?;
         let ecx = cx.element();
-        // The index is worked out from what is left on error only: a counter kept across
-        // the loop was one more value spilled to the stack per element. A slice pattern,
-        // not an iterator: no `Iter` methods compiled per element type in debug builds.
-        let mut rest: &[T] = items;
-        while let [item, tail @ ..] = rest {
+        // The index is worked out from the iterator on error only: a counter kept
+        // across the loop was one more value spilled to the stack per element. (A slice
+        // pattern instead of the iterator saved debug IR but cost optimised encode and
+        // size 2-9% more instructions, so the iterator stays.)
+        let mut it = items.iter();
+        while let Some(item) = it.next() {
             if let Err(e) = item.write(buf, ecx) {
-                return Err(e.at_index(items.len() - rest.len()));
+                return Err(e.at_index(items.len() - it.len() - 1));
             }
-            rest = tail;
         }
         Ok(())
     }
@@ -1104,10 +1104,8 @@ impl<T: Field> NullableField for Vec<T> {
         if let Some(all) = T::size_array_at_once(items, Sealed::TOKEN) {
             return n + all;
         }
-        let mut rest: &[T] = items;
-        while let [x, tail @ ..] = rest {
+        for x in items {
             n += x.size(ecx);
-            rest = tail;
         }
         n
     }
