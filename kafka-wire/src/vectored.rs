@@ -271,7 +271,15 @@ impl Sink {
         let prev = SINK
             .try_with(|s| core::mem::replace(&mut *s.borrow_mut(), state))
             .ok();
-        let prev_target = TARGET.try_with(|t| t.replace(address(head))).unwrap_or(0);
+        // The head becomes the target only if the references have somewhere to go: with
+        // the sink unreachable (a thread-local destructor running after `SINK`'s), a long
+        // value diverted by `is_target` would be lost by `refer`; untargeted, it is copied
+        // into the head as an ordinary encode would, and the result has no references.
+        let prev_target = if prev.is_some() {
+            TARGET.try_with(|t| t.replace(address(head))).unwrap_or(0)
+        } else {
+            TARGET.try_with(Cell::get).unwrap_or(0)
+        };
         Sink { prev_target, prev }
     }
 
