@@ -121,31 +121,29 @@ impl Vectored {
     }
 
     /// Runs `write` on the head with long values diverted into `self.refs`, all or nothing:
-    /// on error the head and the references are as they were.
+    /// on error, and when `write` panics, the head and the references are as they were.
     pub(crate) fn append(
         &mut self,
         write: &mut dyn FnMut(&mut Vec<u8>) -> Result<(), EncodeError>,
     ) -> Result<(), EncodeError> {
-        let start = self.head.len();
-        let refs_start = self.refs.len();
-        let res = {
-            let _sink = Sink::install(&mut self.head, core::mem::take(&mut self.refs));
-            let res = write(&mut self.head);
-            self.refs = _sink.finish();
-            res
+        let mut undo = Rollback {
+            start: self.head.len(),
+            refs_start: self.refs.len(),
+            v: self,
         };
-        match res {
-            Ok(()) => {
-                let added = self.referenced_since(refs_start);
-                self.referenced += added;
-                Ok(())
-            }
-            Err(e) => {
-                self.head.truncate(start);
-                self.refs.truncate(refs_start);
-                Err(e)
-            }
+        let Vectored { head, refs, .. } = &mut *undo.v;
+        let res = {
+            // Dropped before `undo`, panicking or not: the references are back in `refs`
+            // when `undo` looks at them.
+            let _sink = Sink::install(head, refs);
+            write(head)
+        };
+        if res.is_ok() {
+            let added = undo.v.referenced_since(undo.refs_start);
+            undo.v.referenced += added;
+            undo.refs_start = usize::MAX;
         }
+        res
     }
 
     /// The length of the values referenced from the `from`-th reference on.
@@ -183,6 +181,23 @@ impl Vectored {
                 self.referenced -= added;
                 Err(EncodeError::new(EncodeErrorKind::LengthTooLarge(size)).in_part("size"))
             }
+        }
+    }
+}
+
+/// Puts a [`Vectored`] back as it was before a failed (or panicking) append, unless the
+/// append succeeded (`refs_start` is then `usize::MAX`).
+struct Rollback<'a> {
+    v: &'a mut Vectored,
+    start: usize,
+    refs_start: usize,
+}
+
+impl Drop for Rollback<'_> {
+    fn drop(&mut self) {
+        if self.refs_start != usize::MAX {
+            self.v.head.truncate(self.start);
+            self.v.refs.truncate(self.refs_start);
         }
     }
 }
@@ -251,9 +266,13 @@ struct SinkState {
 }
 
 /// The per-thread record of one vectored encode, restored to what it was when dropped (a
-/// vectored encode inside another one's `write` gets its own; a panic leaves none behind).
-struct Sink {
+/// vectored encode inside another one's `write` gets its own), with the references collected
+/// handed back to the `Vectored` they were taken from, on a panic too.
+struct Sink<'a> {
+    /// Where the references live outside the encode (taken into [`SINK`] while it runs).
+    refs: &'a mut Vec<(usize, Bytes)>,
     prev_target: usize,
+    /// What `SINK` held before, `None` when it was unreachable (and `refs` was not taken).
     prev: Option<SinkState>,
 }
 
@@ -261,40 +280,43 @@ fn address<B: ?Sized>(buf: &B) -> usize {
     (buf as *const B).cast::<()>() as usize
 }
 
-impl Sink {
-    fn install(head: &mut Vec<u8>, refs: Vec<(usize, Bytes)>) -> Sink {
-        let state = SinkState {
-            len: head.len(),
-            remaining: head.remaining_mut(),
-            refs,
-        };
+impl<'a> Sink<'a> {
+    fn install(head: &Vec<u8>, refs: &'a mut Vec<(usize, Bytes)>) -> Sink<'a> {
+        let (len, remaining) = (head.len(), head.remaining_mut());
+        // `refs` moves into `SINK` only if `SINK` is reachable (not in a thread-local
+        // destructor running after its own), so that it is never dropped on the way.
         let prev = SINK
-            .try_with(|s| core::mem::replace(&mut *s.borrow_mut(), state))
+            .try_with(|s| {
+                let state = SinkState {
+                    len,
+                    remaining,
+                    refs: core::mem::take(refs),
+                };
+                core::mem::replace(&mut *s.borrow_mut(), state)
+            })
             .ok();
         // The head becomes the target only if the references have somewhere to go: with
-        // the sink unreachable (a thread-local destructor running after `SINK`'s), a long
-        // value diverted by `is_target` would be lost by `refer`; untargeted, it is copied
-        // into the head as an ordinary encode would, and the result has no references.
+        // the sink unreachable, a long value diverted by `is_target` would be lost by
+        // `refer`; untargeted, it is copied into the head as an ordinary encode would.
         let prev_target = if prev.is_some() {
             TARGET.try_with(|t| t.replace(address(head))).unwrap_or(0)
         } else {
             TARGET.try_with(Cell::get).unwrap_or(0)
         };
-        Sink { prev_target, prev }
-    }
-
-    /// The references collected.
-    fn finish(&self) -> Vec<(usize, Bytes)> {
-        SINK.try_with(|s| core::mem::take(&mut s.borrow_mut().refs))
-            .unwrap_or_default()
+        Sink {
+            refs,
+            prev_target,
+            prev,
+        }
     }
 }
 
-impl Drop for Sink {
+impl Drop for Sink<'_> {
     fn drop(&mut self) {
         let _ = TARGET.try_with(|t| t.set(self.prev_target));
         if let Some(prev) = self.prev.take() {
-            let _ = SINK.try_with(|s| *s.borrow_mut() = prev);
+            let refs = &mut *self.refs;
+            let _ = SINK.try_with(|s| *refs = core::mem::replace(&mut *s.borrow_mut(), prev).refs);
         }
     }
 }

@@ -299,3 +299,108 @@ fn frames_count_the_referenced_bytes() {
         assert!(out.to_vec() == plain);
     }
 }
+
+/// A field whose `write` panics after writing a long value into the buffer it was given.
+#[derive(Debug, Clone, PartialEq, Default)]
+struct PanicsAfterWriting;
+
+impl Field for PanicsAfterWriting {
+    const KAFKA_TYPE: kafka_wire::KafkaType = kafka_wire::KafkaType::Bytes;
+    fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
+        filled(5000, 1).write(buf, cx)?;
+        panic!("a user's field panics mid-encode");
+    }
+    fn size(&self, cx: Cx) -> usize {
+        filled(5000, 1).size(cx)
+    }
+    fn read(r: &mut Reader<'_>, cx: Cx) -> Result<Self, DecodeError> {
+        Bytes::read(r, cx).map(|_| PanicsAfterWriting)
+    }
+}
+
+#[derive(KafkaMessage, Debug, Clone, PartialEq)]
+#[kafka(versions = "0", flexible = "none")]
+struct Panicky {
+    #[kafka(versions = "0+")]
+    before: Bytes,
+    #[kafka(versions = "0+")]
+    boom: PanicsAfterWriting,
+}
+
+#[test]
+fn a_panic_mid_encode_leaves_everything_as_it_was() {
+    let mut out = Vectored::new();
+    let a = payloads(1);
+    a.encode_vectored(&mut out, 2).unwrap();
+    let before = out.clone();
+    let m = Panicky {
+        before: filled(3000, 2),
+        boom: PanicsAfterWriting,
+    };
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _ = m.encode_vectored(&mut out, 0);
+    }));
+    assert!(caught.is_err());
+    // The values referenced before the panic are still there, and nothing of the failed
+    // message is: the same all-or-nothing as an encode error.
+    assert!(out == before);
+    assert!(out.to_vec() == ordinary(&a, 2));
+    // Nothing is left diverting on this thread: an ordinary encode copies every value.
+    let plain = ordinary(&a, 2);
+    assert_eq!(plain.len(), a.encoded_size(2));
+    a.encode_vectored(&mut out, 2).unwrap();
+    let mut twice = ordinary(&a, 2);
+    twice.extend(ordinary(&a, 2));
+    assert!(out.to_vec() == twice);
+}
+
+/// Appends `payloads(1)` to its `Vectored` when the thread exits, after `SINK` is gone (its
+/// destructor was registered later, so it runs first), and sends the result back.
+struct AtExit {
+    out: Vectored,
+    done: std::sync::mpsc::Sender<Vectored>,
+}
+
+impl Drop for AtExit {
+    fn drop(&mut self) {
+        let mut out = core::mem::take(&mut self.out);
+        let res = payloads(1).encode_vectored(&mut out, 2);
+        assert!(res.is_ok());
+        let _ = self.done.send(out);
+    }
+}
+
+std::thread_local! {
+    static AT_EXIT: std::cell::RefCell<Option<AtExit>> = const { std::cell::RefCell::new(None) };
+}
+
+#[test]
+fn an_encode_in_a_thread_local_destructor_keeps_what_was_referenced() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        // Registered first, so destroyed after the vectored encode's own thread-locals.
+        AT_EXIT.with(|slot| {
+            *slot.borrow_mut() = Some(AtExit {
+                out: Vectored::new(),
+                done: tx,
+            })
+        });
+        let mut out = Vectored::new();
+        payloads(2).encode_vectored(&mut out, 2).unwrap();
+        assert_eq!(out.referenced_count(), 4);
+        AT_EXIT.with(|slot| {
+            if let Some(a) = slot.borrow_mut().as_mut() {
+                a.out = out;
+            }
+        });
+    })
+    .join()
+    .unwrap();
+    let out = rx.recv().unwrap();
+    let mut plain = ordinary(&payloads(2), 2);
+    plain.extend(ordinary(&payloads(1), 2));
+    assert_eq!(out.len(), plain.len());
+    assert!(out.to_vec() == plain);
+    // The values appended with the sink gone are copied, not referenced.
+    assert_eq!(out.referenced_count(), 4);
+}
