@@ -2,7 +2,8 @@
 //! on test-only structs built to hit the combinations where two implementations of the wire
 //! rules drift apart: a tagged range that starts after the flexible range, nullable ranges
 //! narrower than the field's versions, ignorable and non-ignorable fields that some versions
-//! lack, nested flexible structs, and unknown tagged fields at every level.
+//! lack, nested flexible structs, unknown tagged fields at every level, and arrays of
+//! fixed-width integers kept as their wire bytes (`FixedArray`) at every width.
 //!
 //! Each struct gets at least 100,000 mutated inputs (random legal values, encoded, then bytes
 //! flipped, replaced, inserted, deleted or cut): both codecs must accept the same inputs and
@@ -20,8 +21,8 @@ use bytes::Bytes;
 use kafka_wire::dynamic::{self, StructValue};
 use kafka_wire::frame::{self, DecodeOptions};
 use kafka_wire::{
-    ApiMessage, Bytes as KBytes, Cx, DecodeLimits, Field, KafkaMessage, Reader, RequestHeader, Str,
-    StructMeta, UnknownTaggedFields, Version,
+    ApiMessage, Bytes as KBytes, Cx, DecodeLimits, Field, FixedArray, KafkaMessage, Reader,
+    RequestHeader, Str, StructMeta, UnknownTaggedFields, Version,
 };
 
 #[path = "common/random.rs"]
@@ -129,6 +130,65 @@ struct Outer {
     /// A tagged struct.
     #[kafka(versions = "2+", tag = 0, tagged = "2+")]
     tagged_mid: Mid,
+    /// Unknown tagged fields.
+    unknown_tagged_fields: UnknownTaggedFields,
+}
+
+/// An element of [`Fixed::parts`]: a partition's replica list, as Metadata carries it.
+#[derive(KafkaMessage, Debug, Clone, PartialEq)]
+#[kafka(versions = "0+", flexible = "2+")]
+struct FixedPart {
+    /// A number.
+    #[kafka(versions = "0+")]
+    index: i32,
+    /// Kept as the input's bytes.
+    #[kafka(versions = "0+")]
+    replicas: FixedArray<i32>,
+    /// Unknown tagged fields.
+    unknown_tagged_fields: UnknownTaggedFields,
+}
+
+/// Arrays of fixed-width integers kept as their wire bytes (`FixedArray`, which reads a
+/// whole array at once and falls back to `Vec`'s reader when the input is short) at every
+/// width, next to a `Vec` of the same type: plain, nullable from v1, absent before v1,
+/// tagged, and inside an array of structs (where an over-long outer count leaves them no
+/// room).
+#[derive(KafkaMessage, Debug, Clone, PartialEq)]
+#[kafka(api_key = 1003, request, versions = "0-2", flexible = "2+")]
+struct Fixed {
+    /// `[]int8`.
+    #[kafka(versions = "0+")]
+    small: FixedArray<i8>,
+    /// `[]int16`, nullable from v1.
+    #[kafka(versions = "0+", nullable = "1+")]
+    shorts: Option<FixedArray<i16>>,
+    /// `[]uint16`.
+    #[kafka(versions = "0+")]
+    ports: FixedArray<u16>,
+    /// `[]int32`.
+    #[kafka(versions = "0+")]
+    ids: FixedArray<i32>,
+    /// The same type read element by element.
+    #[kafka(versions = "0+")]
+    ids_vec: Vec<i32>,
+    /// `[]int64` from v1.
+    #[kafka(versions = "1+", ignorable)]
+    longs: FixedArray<i64>,
+    /// `[]uint32`.
+    #[kafka(versions = "0+")]
+    wide: FixedArray<u32>,
+    /// Structs holding one each.
+    #[kafka(versions = "0+")]
+    parts: Vec<FixedPart>,
+    /// A tagged nullable one.
+    #[kafka(
+        versions = "2+",
+        tag = 0,
+        tagged = "2+",
+        nullable = "2+",
+        default = "null"
+    )]
+    tagged: Option<FixedArray<i32>>,
     /// Unknown tagged fields.
     unknown_tagged_fields: UnknownTaggedFields,
 }
@@ -406,6 +466,7 @@ fn frames_with_limits_and_trailing_bytes() {
         compare_frames::<LateTag>(0..=4, 11),
         compare_frames::<Narrow>(0..=5, 12),
         compare_frames::<Outer>(0..=3, 13),
+        compare_frames::<Fixed>(0..=2, 14),
     ] {
         assert!(ok > FRAMES / 20, "too few mutated frames decode: {ok}");
     }
@@ -426,6 +487,12 @@ fn narrow_nullable_and_absent_fields() {
 #[test]
 fn nested_flexible_structs_with_unknown_tags_everywhere() {
     let ok = compare::<Outer>(0..=3, 3);
+    assert!(ok > INPUTS / 50, "too few mutated inputs decode: {ok}");
+}
+
+#[test]
+fn fixed_width_arrays_kept_as_wire_bytes() {
+    let ok = compare::<Fixed>(0..=2, 4);
     assert!(ok > INPUTS / 50, "too few mutated inputs decode: {ok}");
 }
 
