@@ -404,3 +404,51 @@ fn an_encode_in_a_thread_local_destructor_keeps_what_was_referenced() {
     // The values appended with the sink gone are copied, not referenced.
     assert_eq!(out.referenced_count(), 4);
 }
+
+/// A body of many `bytes` values, for frames larger than an int32 can size.
+#[derive(KafkaMessage, Debug, Clone, PartialEq)]
+#[kafka(api_key = 0, request, versions = "0", flexible = "none")]
+struct ManyValues {
+    #[kafka(versions = "0+")]
+    values: Vec<Bytes>,
+}
+
+#[test]
+fn a_frame_over_the_int32_maximum_fails_and_leaves_everything_as_it_was() {
+    // One 1 MiB buffer referenced 2,100 times: 2.05 GiB referenced, a few KiB written.
+    let mib = filled(1 << 20, 4);
+    let body = ManyValues {
+        values: vec![mib.clone(); 2100],
+    };
+    let header = RequestHeader {
+        request_api_key: 0,
+        request_api_version: 0,
+        correlation_id: 9,
+        client_id: None,
+        ..Default::default()
+    };
+    let mut out = Vectored::new();
+    payloads(1).encode_vectored(&mut out, 2).unwrap();
+    let before = out.clone();
+    let err = encode_request_vectored(&mut out, &header, &body).unwrap_err();
+    // After the prefix: header v1 (key 2, version 2, correlation id 4, null client id 2),
+    // count 4, then 2,100 values of a 4-byte length and 1 MiB.
+    let size = 2 + 2 + 4 + 2 + 4 + 2100 * (4 + (1 << 20));
+    assert!(size > i32::MAX as usize);
+    assert_eq!(err.kind(), &EncodeErrorKind::LengthTooLarge(size));
+    assert_eq!(err.path().to_string(), "size");
+    assert!(out == before);
+    // The body alone has no size prefix to overflow: it is referenced, not copied.
+    body.encode_vectored(&mut out, 0).unwrap();
+    assert_eq!(out.referenced_count(), before.referenced_count() + 2100);
+    assert_eq!(out.len(), before.len() + 4 + 2100 * (4 + (1 << 20)));
+    // A smaller frame of the same values is the ordinary encode's bytes.
+    let small = ManyValues {
+        values: vec![mib; 3],
+    };
+    let mut plain = Vec::new();
+    encode_request(&mut plain, &header, &small).unwrap();
+    out.clear();
+    encode_request_vectored(&mut out, &header, &small).unwrap();
+    assert!(out.to_vec() == plain);
+}
