@@ -2,7 +2,8 @@
 //! `valgrind --tool=callgrind target/release/examples/profile txn_offset_commit_v5_100x100 decode ours 20`
 //! (cases: the names in `kafka_wire_bench::for_each_input`)
 //! (ops: encode, decode, size, frame (whole request frame, ours only), vectored (ours:
-//! `encode_vectored`, theirs: encode), bytesmut (encode into a reused `BytesMut`), none; and
+//! `encode_vectored`, theirs: encode), bytesmut (encode into a reused `BytesMut`), split
+//! (wall time of decode and of drop apart, printed; not for callgrind), none; and
 //! for the flexible TxnOffsetCommit inputs `floor`, the hand-written copy floor, lib ignored).
 
 use std::hint::black_box;
@@ -32,6 +33,11 @@ where
         _ => Bytes::new(),
     };
     let v = pair.version;
+    if op == "split" {
+        return split(&bytes, v, lib, n, O::decode_exact, |b, v| {
+            T::decode(&mut b.clone(), v)
+        });
+    }
     let mut buf = Vec::with_capacity(bytes.len());
     let mut vectored = kafka_wire::Vectored::new();
     let mut bm = bytes::BytesMut::with_capacity(bytes.len());
@@ -77,7 +83,9 @@ where
                 ));
             }
             ("none", _) => {}
-            _ => panic!("op: encode|vectored|bytesmut|decode|size|frame|none, lib: ours|theirs"),
+            _ => panic!(
+                "op: encode|vectored|bytesmut|decode|size|frame|split|none, lib: ours|theirs"
+            ),
         }
         black_box(&mut buf);
     }
@@ -99,6 +107,39 @@ fn main() {
     }
     for_each_input!(case);
     panic!("case: one of the names in kafka_wire_bench::for_each_input");
+}
+
+/// Wall time of decoding and of dropping the result, apart: the least of `n` rounds each,
+/// for a loop pinned to one core (`taskset -c 1`); the sum is what the decode benchmark times.
+fn split<A, B, EA: core::fmt::Debug, EB: core::fmt::Debug>(
+    bytes: &Bytes,
+    v: i16,
+    lib: &str,
+    n: usize,
+    ours: impl Fn(&Bytes, i16) -> Result<A, EA>,
+    theirs: impl Fn(&Bytes, i16) -> Result<B, EB>,
+) {
+    fn time<M>(n: usize, decode: impl Fn() -> M) -> (f64, f64) {
+        let (mut dec, mut drop_) = (f64::MAX, f64::MAX);
+        for _ in 0..n {
+            let t0 = std::time::Instant::now();
+            let m = black_box(decode());
+            let t1 = std::time::Instant::now();
+            drop(m);
+            let t2 = std::time::Instant::now();
+            dec = dec.min((t1 - t0).as_secs_f64());
+            drop_ = drop_.min((t2 - t1).as_secs_f64());
+        }
+        (dec * 1e6, drop_ * 1e6)
+    }
+    let (d, r) = match lib {
+        "ours" => time(n, || ours(black_box(bytes), v).unwrap()),
+        _ => time(n, || theirs(black_box(bytes), v).unwrap()),
+    };
+    println!(
+        "{lib}: decode {d:.1} us, drop {r:.1} us, sum {:.1} us (least of {n})",
+        d + r
+    );
 }
 
 /// The hand-written copy floor of a flexible TxnOffsetCommit input, `n` times.

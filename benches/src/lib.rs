@@ -896,7 +896,7 @@ pub fn txn_offset_commit_flexible_floor(m: &kw::TxnOffsetCommitRequest, out: &mu
     out.extend_from_slice(&m.producer_epoch.to_be_bytes());
     out.extend_from_slice(&m.generation_id_or_member_epoch.to_be_bytes());
     string(out, Some(m.member_id.as_bytes()));
-    string(out, m.group_instance_id.as_ref().map(|s| &s.as_bytes()[..]));
+    string(out, m.group_instance_id.as_ref().map(|s| s.as_bytes()));
     uvarint(out, m.topics.len() as u32 + 1);
     for t in &m.topics {
         string(out, Some(t.name.as_bytes()));
@@ -905,10 +905,7 @@ pub fn txn_offset_commit_flexible_floor(m: &kw::TxnOffsetCommitRequest, out: &mu
             out.extend_from_slice(&p.partition_index.to_be_bytes());
             out.extend_from_slice(&p.committed_offset.to_be_bytes());
             out.extend_from_slice(&p.committed_leader_epoch.to_be_bytes());
-            string(
-                out,
-                p.committed_metadata.as_ref().map(|s| &s.as_bytes()[..]),
-            );
+            string(out, p.committed_metadata.as_ref().map(|s| s.as_bytes()));
             out.push(0);
         }
         out.push(0);

@@ -710,25 +710,23 @@ fn read_str(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Str>, DecodeError> {
     read_str_slow(r, cx)
 }
 
-/// `s`, a slice of the reader's input just before `rest`, as a [`Str`] sharing the input;
+/// `s`, a slice of the reader's input just before `rest`, as a [`Str`]: copied inline when
+/// short, sharing the input otherwise (TxnOffsetCommit v5 100x100, metadata "m": no
+/// reference count per string taken or dropped);
 /// `None` when it is over the length limit, or not UTF-8 under
 /// [`DecodeLimits::strict_utf8`](crate::DecodeLimits::strict_utf8), for the slow path to read
 /// again and report. UTF-8 is not checked otherwise, as in Kafka's Java decoder: [`Str`]
 /// checks it when read (TxnOffsetCommit v5 1x5000, 200-byte strings: decode 1.27M -> 832K
 /// instructions).
-/// The empty string needs no reference to the buffer.
 #[inline(always)]
 fn fast_str(r: &Reader<'_>, s: &[u8], rest: &[u8]) -> Option<Str> {
     if s.len() > r.limits.string_len() {
         return None;
     }
-    if s.is_empty() {
-        return Some(Str::new());
-    }
     if r.limits.utf8_checked() && core::str::from_utf8(s).is_err() {
         return None;
     }
-    Some(Str::from_wire(r.share_before(rest, s.len())))
+    Some(Str::from_small(r.small_before(rest, s.len())))
 }
 
 #[inline(never)]
@@ -799,7 +797,7 @@ impl NullableField for Str {
         buf: &mut B,
         cx: Cx,
     ) -> Result<(), EncodeError> {
-        put_sized(buf, Prefix::I16, v.map(|s| &s.as_bytes()[..]), cx.compact)
+        put_sized(buf, Prefix::I16, v.map(|s| s.as_bytes()), cx.compact)
     }
     #[inline]
     fn size_nullable(v: Option<&Self>, cx: Cx) -> usize {
@@ -1578,7 +1576,7 @@ mod tests {
         assert_eq!(e.kind(), &DecodeErrorKind::StringTooLong(32768));
         // Invalid UTF-8: kept by default, an error under strict_utf8 and for `String`.
         let got = dec::<Str>(&[0, 1, 0xff], CLASSIC).unwrap();
-        assert_eq!(got.as_bytes().as_ref(), [0xff]);
+        assert_eq!(got.as_bytes(), [0xff]);
         assert_eq!(enc(&got, CLASSIC), [0, 1, 0xff]);
         for e in [
             dec_with::<Str>(&[0, 1, 0xff], CLASSIC, &STRICT).unwrap_err(),

@@ -10,6 +10,7 @@ use crate::field::{
     read_elements, Prefix,
 };
 use crate::meta::KafkaType;
+use crate::small::SmallBytes;
 use crate::{Cx, Field, NullableField, Reader};
 
 mod sealed {
@@ -58,17 +59,18 @@ fixed_width!(i8, i16, u16, i32, u32, i64);
 /// A Kafka array of fixed-width integers (`[]int32` replica lists, partition indexes,
 /// `[]int64` producer ids, ...) kept as the big-endian bytes the wire carried.
 ///
-/// Decoding takes the array's bytes as a [`Bytes`] slice of the input: one reference count,
-/// no allocation and no per-element work, where a `Vec<i32>` costs an allocation per array
-/// (the allocator was most of a Metadata response's decode time) and a conversion per
-/// element. Encoding copies the bytes in one piece, so an array decoded and forwarded (a
+/// Decoding keeps the array's bytes without an allocation and without per-element work,
+/// where a `Vec<i32>` costs an allocation per array (the allocator was most of a Metadata
+/// response's decode time) and a conversion per element: up to 23 bytes (five `int32`s,
+/// two `int64`s) are copied into the value itself, longer arrays are a [`Bytes`] slice of
+/// the input (no copy, one reference count on the buffer). Encoding copies the bytes in one piece, so an array decoded and forwarded (a
 /// proxy) goes out exactly as it came without its elements being touched. Elements are
 /// converted when read: [`get`](Self::get), [`iter`](Self::iter), [`to_vec`](Self::to_vec).
 ///
 /// The trade-off is that the array is immutable: to change one, build a new one
 /// (`FixedArray::from(vec)`, `collect()`, [`from_slice`](Self::from_slice)); each element
-/// read costs a byte swap; and holding any array keeps the whole input buffer alive, as a
-/// decoded [`Str`](crate::Str) or [`Bytes`] does. The `kafka-protocol` crate decodes these
+/// read costs a byte swap; and holding a long array keeps the whole input buffer alive, as a
+/// long decoded [`Str`](crate::Str) or a [`Bytes`] does. The `kafka-protocol` crate decodes these
 /// fields into `Vec<i32>` (of `BrokerId` newtypes); `Vec<T>` of these integers is still a
 /// field type for hand-written structs, with the same wire form.
 ///
@@ -84,13 +86,13 @@ fixed_width!(i8, i16, u16, i32, u32, i64);
 /// assert_eq!(replicas.get(1), Some(2));
 /// assert_eq!(replicas.iter().sum::<i32>(), 6);
 /// assert_eq!(replicas, [1, 2, 3]);
-/// assert_eq!(replicas.as_bytes().as_ref(), &[0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3]);
+/// assert_eq!(replicas.as_bytes(), &[0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3]);
 /// assert_eq!(format!("{replicas:?}"), "[1, 2, 3]");
 /// ```
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct FixedArray<T: FixedWidth> {
     /// The elements' big-endian bytes, a whole number of elements.
-    raw: Bytes,
+    raw: SmallBytes,
     _t: PhantomData<T>,
 }
 
@@ -98,7 +100,7 @@ impl<T: FixedWidth> FixedArray<T> {
     /// An empty array.
     pub const fn new() -> Self {
         FixedArray {
-            raw: Bytes::new(),
+            raw: SmallBytes::EMPTY,
             _t: PhantomData,
         }
     }
@@ -110,7 +112,7 @@ impl<T: FixedWidth> FixedArray<T> {
             return None;
         }
         Some(FixedArray {
-            raw,
+            raw: SmallBytes::Shared(raw),
             _t: PhantomData,
         })
     }
@@ -136,7 +138,10 @@ impl<T: FixedWidth> FixedArray<T> {
     #[inline]
     pub fn get(&self, i: usize) -> Option<T> {
         let start = i.checked_mul(T::WIDTH)?;
-        let chunk = self.raw.get(start..start.checked_add(T::WIDTH)?)?;
+        let chunk = self
+            .raw
+            .as_slice()
+            .get(start..start.checked_add(T::WIDTH)?)?;
         Some(T::from_chunk(chunk))
     }
 
@@ -164,7 +169,7 @@ impl<T: FixedWidth> FixedArray<T> {
     #[inline]
     pub fn iter(&self) -> FixedArrayIter<'_, T> {
         FixedArrayIter {
-            chunks: self.raw.chunks_exact(T::WIDTH),
+            chunks: self.raw.as_slice().chunks_exact(T::WIDTH),
             _t: PhantomData,
         }
     }
@@ -174,17 +179,18 @@ impl<T: FixedWidth> FixedArray<T> {
         self.iter().collect()
     }
 
-    /// The elements' big-endian bytes, as the wire carries them (a slice of the decoded
-    /// input when decoded).
+    /// The elements' big-endian bytes, as the wire carries them.
     #[inline]
-    pub fn as_bytes(&self) -> &Bytes {
-        &self.raw
+    pub fn as_bytes(&self) -> &[u8] {
+        self.raw.as_slice()
     }
 
-    /// The elements' big-endian bytes, without a copy.
+    /// The elements' big-endian bytes as a [`Bytes`]: without a copy when the array is
+    /// shared with a buffer (decoded arrays over 23 bytes, [`from_be_bytes`](Self::from_be_bytes),
+    /// arrays built from values), copied when it is stored inline.
     #[inline]
     pub fn into_bytes(self) -> Bytes {
-        self.raw
+        self.raw.into_bytes()
     }
 }
 
@@ -221,7 +227,7 @@ impl<T: FixedWidth> FromIterator<T> for FixedArray<T> {
             x.put_be(&mut raw);
         }
         FixedArray {
-            raw: Bytes::from(raw),
+            raw: SmallBytes::Shared(Bytes::from(raw)),
             _t: PhantomData,
         }
     }
@@ -324,7 +330,7 @@ impl<T: FixedWidth> Field for FixedArray<T> {
     #[inline]
     fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
         put_len(buf, Prefix::I32, self.len(), cx.compact)?;
-        buf.put_slice(&self.raw);
+        buf.put_slice(self.raw.as_slice());
         Ok(())
     }
     #[inline]
@@ -375,10 +381,10 @@ impl<T: FixedWidth> NullableField for FixedArray<T> {
     }
 }
 
-/// The `n` elements' bytes, shared with the input. Taken whenever the input holds them,
-/// even where an enclosing array's later elements need some of those bytes (where a
-/// `Vec` reads its elements one by one): nothing is allocated either way, the same bytes
-/// are consumed, and the enclosing array fails later just the same.
+/// The `n` elements' bytes, inline when short, else shared with the input. Taken whenever
+/// the input holds them, even where an enclosing array's later elements need some of those
+/// bytes (where a `Vec` reads its elements one by one): nothing is allocated either way,
+/// the same bytes are consumed, and the enclosing array fails later just the same.
 #[inline]
 fn read_raw<T: FixedWidth>(
     r: &mut Reader<'_>,
@@ -387,7 +393,7 @@ fn read_raw<T: FixedWidth>(
 ) -> Result<FixedArray<T>, DecodeError> {
     if let Some(raw) = n
         .checked_mul(T::WIDTH)
-        .and_then(|len| r.read_shared_opt(len))
+        .and_then(|len| r.read_small_opt(len))
     {
         return Ok(FixedArray {
             raw,

@@ -81,6 +81,7 @@ mod reader_fields;
 #[cfg(feature = "records")]
 pub mod records;
 mod rules;
+mod small;
 pub mod typed;
 mod types;
 mod vectored;

@@ -5,6 +5,7 @@ use bytes::Bytes;
 
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::limits::DecodeLimits;
+use crate::small::{SmallBytes, INLINE_CAP};
 
 /// The error for a value above a configured limit.
 #[cold]
@@ -335,25 +336,42 @@ impl<'a> Reader<'a> {
         self.buf.slice(end.saturating_sub(len)..end)
     }
 
+    /// The `len` bytes just before `rest` (a tail of the input, from a `peek_*`), copied
+    /// inline when they are short and shared ([`Reader::share_before`]) otherwise: a short
+    /// value then costs no reference count on the buffer, taking it or dropping it.
+    #[inline(always)]
+    pub(crate) fn small_before(&self, rest: &[u8], len: usize) -> SmallBytes {
+        if len > INLINE_CAP {
+            return SmallBytes::Shared(self.share_before(rest, len));
+        }
+        let end = self.buf.len().saturating_sub(rest.len());
+        let start = end.saturating_sub(len);
+        let from_start: &[u8] = self.buf.get(start..).unwrap_or_default();
+        match from_start.first_chunk::<INLINE_CAP>() {
+            // A fixed-size copy (a few moves) of the value and whatever follows it.
+            Some(window) => SmallBytes::inline_prefix(window, len),
+            // Within the input's last bytes: copy exactly the value.
+            None => SmallBytes::inline(from_start.get(..len).unwrap_or_default())
+                .unwrap_or(SmallBytes::EMPTY),
+        }
+    }
+
+    /// Takes the next `len` bytes as a [`SmallBytes`] (inline when short, else shared), or
+    /// `None` (nothing consumed) when fewer are left.
+    #[inline(always)]
+    pub(crate) fn read_small_opt(&mut self, len: usize) -> Option<SmallBytes> {
+        let (_, rest) = self.rest.split_at_checked(len)?;
+        let b = self.small_before(rest, len);
+        self.rest = rest;
+        Some(b)
+    }
+
     /// Takes the next `len` bytes, or `None` (nothing consumed) when fewer are left.
     #[inline(always)]
     pub(crate) fn read_slice_opt(&mut self, len: usize) -> Option<&'a [u8]> {
         let (s, rest) = self.rest.split_at_checked(len)?;
         self.rest = rest;
         Some(s)
-    }
-
-    /// Takes the next `len` bytes as a zero-copy [`Bytes`] (empty: no reference taken), or
-    /// `None` (nothing consumed) when fewer are left.
-    #[inline(always)]
-    pub(crate) fn read_shared_opt(&mut self, len: usize) -> Option<Bytes> {
-        let (_, rest) = self.rest.split_at_checked(len)?;
-        let b = match len {
-            0 => Bytes::new(),
-            _ => self.share_before(rest, len),
-        };
-        self.rest = rest;
-        Some(b)
     }
 
     /// Takes the next `len` bytes as a borrowed slice.

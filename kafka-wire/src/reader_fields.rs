@@ -97,7 +97,7 @@ mod tests {
         // Not UTF-8: kept as it came by default, an error at its bytes under strict_utf8.
         let b = Bytes::from_static(b"\x00\x01\xff");
         let s = Reader::new(&b).read_string(false).unwrap();
-        assert_eq!(s.as_bytes().as_ref(), b"\xff");
+        assert_eq!(s.as_bytes(), b"\xff");
         let strict = crate::DecodeLimits::new().strict_utf8(true);
         let e = Reader::with_limits(&b, &strict)
             .read_string(false)

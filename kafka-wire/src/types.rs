@@ -10,8 +10,16 @@ use core::{
 
 use bytes::Bytes;
 
-/// Kafka's `string`: the bytes the wire carried, shared with the buffer they were decoded
-/// from (no copy, no allocation).
+use crate::small::SmallBytes;
+
+/// Kafka's `string`: the bytes the wire carried, kept without an allocation: up to 23 bytes
+/// are copied into the value itself, longer strings are shared with the buffer they were
+/// decoded from (no copy).
+///
+/// Why both: sharing costs an atomic reference count on the buffer, taken when decoded and
+/// released when dropped, which for a short name costs more than copying it; a long string
+/// is not worth copying. Which storage a string uses is not observable except through
+/// [`Str::into_bytes`], which copies a short string into a new `Bytes`.
 ///
 /// Decoding does not check UTF-8, as Kafka's own Java decoder does not reject it (it reads
 /// `new String(bytes, UTF_8)`, which replaces malformed input with U+FFFD). The bytes are
@@ -29,64 +37,70 @@ use bytes::Bytes;
 /// `Eq`, `Ord` and `Hash` compare, order and hash the bytes, and `Str` borrows as `[u8]`
 /// (not as `str`), so it is a sound key for `HashMap`, `HashSet` and `BTreeMap` whatever
 /// the bytes: look a key up by its bytes, `map.get(b"orders".as_slice())` or
-/// `map.get(name.as_bytes().as_ref())`. A key that is not UTF-8 matches only its own bytes.
+/// `map.get(name.as_bytes())`. A key that is not UTF-8 matches only its own bytes.
 ///
 /// [`DecodeLimits::strict_utf8`](crate::DecodeLimits::strict_utf8) makes decoding reject
 /// invalid UTF-8 instead, with the offset and field path of the string. Strings built from
 /// Rust text (`From<&'static str>`, `From<String>`, [`Str::copy_from`]) are always UTF-8.
 #[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Str(Bytes);
+pub struct Str(SmallBytes);
 
 // By hand: `Borrow<[u8]>` promises the same hash as `[u8]`, so the bytes are hashed as a
 // slice (`Bytes`' own `Hash` makes no such promise).
 impl core::hash::Hash for Str {
     fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
-        <[u8] as core::hash::Hash>::hash(&self.0, state);
+        <[u8] as core::hash::Hash>::hash(self.as_bytes(), state);
     }
 }
 
 impl Str {
     /// The empty string.
     pub const fn new() -> Self {
-        Str(Bytes::new())
+        Str(SmallBytes::EMPTY)
     }
 
     /// A string borrowed from static memory, with no allocation.
     pub const fn from_static(s: &'static str) -> Self {
-        Str(Bytes::from_static(s.as_bytes()))
+        Str(SmallBytes::Shared(Bytes::from_static(s.as_bytes())))
     }
 
     /// A string copied from `s`, whatever its lifetime (`From<&str>` is for `&'static str`
-    /// only, which it does not copy).
+    /// only, which it does not copy). Up to 23 bytes allocate nothing.
     pub fn copy_from(s: &str) -> Self {
-        Str(Bytes::copy_from_slice(s.as_bytes()))
+        Str(SmallBytes::copy_from_slice(s.as_bytes()))
+    }
+
+    /// A decoded string (bytes not checked), stored as the reader chose.
+    #[inline(always)]
+    pub(crate) const fn from_small(bytes: SmallBytes) -> Self {
+        Str(bytes)
     }
 
     /// Wraps bytes that are UTF-8, or says why they are not.
     #[inline]
     pub fn from_utf8(bytes: Bytes) -> Result<Self, core::str::Utf8Error> {
         core::str::from_utf8(&bytes)?;
-        Ok(Str(bytes))
+        Ok(Str(SmallBytes::Shared(bytes)))
     }
 
     /// Wraps any bytes without checking them, as decoding does: for forwarding a string
     /// that arrived some other way exactly as it came.
     #[inline(always)]
     pub const fn from_wire(bytes: Bytes) -> Self {
-        Str(bytes)
+        Str(SmallBytes::Shared(bytes))
     }
 
     /// The text if the bytes are UTF-8, or why they are not (as `CStr::to_str`). Checks
     /// the bytes on every call.
     #[inline]
     pub fn to_str(&self) -> Result<&str, core::str::Utf8Error> {
-        core::str::from_utf8(&self.0)
+        core::str::from_utf8(self.as_bytes())
     }
 
     /// The text with malformed input replaced by U+FFFD, as Kafka's Java decoder reads it
     /// (as `CStr::to_string_lossy`); borrowed when the bytes are UTF-8.
     pub fn to_string_lossy(&self) -> std::borrow::Cow<'_, str> {
-        String::from_utf8_lossy(&self.0)
+        String::from_utf8_lossy(self.as_bytes())
     }
 
     /// Whether the bytes are UTF-8.
@@ -113,14 +127,22 @@ impl Str {
         self.0.is_empty()
     }
 
-    /// The underlying bytes (shared with the decoded buffer).
-    pub fn as_bytes(&self) -> &Bytes {
-        &self.0
+    /// The bytes, as the wire carried them (whether or not they are UTF-8).
+    #[inline(always)]
+    pub fn as_bytes(&self) -> &[u8] {
+        self.0.as_slice()
     }
 
-    /// Unwraps the underlying bytes.
+    /// The bytes as a [`Bytes`]: without a copy when the string is shared with a buffer (a
+    /// decoded string over 23 bytes, or one made from a `Bytes`, `String` or static text),
+    /// copied into a new `Bytes` when it is stored inline.
     pub fn into_bytes(self) -> Bytes {
-        self.0
+        self.0.into_bytes()
+    }
+
+    /// The bytes as a [`Bytes`], as [`Str::into_bytes`] gives them, keeping `self`.
+    pub fn to_bytes(&self) -> Bytes {
+        self.clone().into_bytes()
     }
 }
 
@@ -143,7 +165,7 @@ impl AsRef<str> for Str {
 /// not UTF-8 has no `str` that orders and hashes as it does.)
 impl Borrow<[u8]> for Str {
     fn borrow(&self) -> &[u8] {
-        &self.0
+        self.as_bytes()
     }
 }
 
@@ -155,7 +177,7 @@ impl From<&'static str> for Str {
 
 impl From<String> for Str {
     fn from(s: String) -> Self {
-        Str(Bytes::from(s))
+        Str(SmallBytes::Shared(Bytes::from(s)))
     }
 }
 
@@ -172,10 +194,11 @@ impl From<Box<str>> for Str {
 }
 
 /// The text with malformed input replaced by U+FFFD ([`Str::to_string_lossy`]): what Kafka's
-/// Java decoder gives. No copy when the bytes are UTF-8 and not shared with a larger buffer.
+/// Java decoder gives. No copy when the bytes are UTF-8, not stored inline and not shared
+/// with a larger buffer.
 impl From<Str> for String {
     fn from(s: Str) -> Self {
-        match String::from_utf8(Vec::from(s.0)) {
+        match String::from_utf8(s.0.into_vec()) {
             Ok(s) => s,
             Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
         }
@@ -185,13 +208,13 @@ impl From<Str> for String {
 // Bytes, not `as_str`: bytes that are not UTF-8 equal no Rust string, not even "".
 impl PartialEq<str> for Str {
     fn eq(&self, other: &str) -> bool {
-        self.0 == other.as_bytes()
+        self.as_bytes() == other.as_bytes()
     }
 }
 
 impl PartialEq<&str> for Str {
     fn eq(&self, other: &&str) -> bool {
-        self.0 == other.as_bytes()
+        self.as_bytes() == other.as_bytes()
     }
 }
 
@@ -202,7 +225,7 @@ impl fmt::Debug for Str {
             return fmt::Debug::fmt(s, f);
         }
         f.write_char('"')?;
-        for chunk in self.0.utf8_chunks() {
+        for chunk in self.as_bytes().utf8_chunks() {
             for c in chunk.valid().chars() {
                 // As `str`'s `Debug`: a single quote is not escaped inside double quotes.
                 if c == '\'' {
@@ -228,7 +251,7 @@ impl fmt::Display for Str {
         if let Ok(s) = self.to_str() {
             return f.write_str(s);
         }
-        for chunk in self.0.utf8_chunks() {
+        for chunk in self.as_bytes().utf8_chunks() {
             f.write_str(chunk.valid())?;
             if !chunk.invalid().is_empty() {
                 f.write_char(char::REPLACEMENT_CHARACTER)?;
@@ -503,7 +526,7 @@ mod tests {
         let mut m = HashMap::new();
         m.insert(Str::from("topic"), 1);
         assert_eq!(m.get(b"topic".as_slice()), Some(&1));
-        assert_eq!(m.get(Str::from("topic").as_bytes().as_ref()), Some(&1));
+        assert_eq!(m.get(Str::from("topic").as_bytes()), Some(&1));
         let set: HashSet<Str> = [Str::from("a")].into_iter().collect();
         assert!(set.contains(b"a".as_slice()));
 
@@ -536,11 +559,11 @@ mod tests {
         let t: BTreeMap<Str, usize> = keys.iter().cloned().zip(0..).collect();
         assert_eq!(t.len(), keys.len());
         for (i, k) in keys.iter().enumerate() {
-            assert_eq!(t.get(k.as_bytes().as_ref()), Some(&i), "{k:?}");
+            assert_eq!(t.get(k.as_bytes()), Some(&i), "{k:?}");
         }
         assert_eq!(t.get(b"".as_slice()), None);
         // Ordered by bytes: "a" < "a\xff" < "b".
-        let order: Vec<&[u8]> = t.keys().take(3).map(|k| k.as_bytes().as_ref()).collect();
+        let order: Vec<&[u8]> = t.keys().take(3).map(|k| k.as_bytes()).collect();
         assert_eq!(order, [b"a".as_slice(), b"a\xff", b"b"]);
     }
 
@@ -566,7 +589,7 @@ mod tests {
             assert!(s.to_str().is_err() && !s.is_utf8());
             // Never a panic and never a prefix that could pass for another name.
             assert_eq!(&*s, "");
-            assert_eq!(s.as_bytes().as_ref(), bytes);
+            assert_eq!(s.as_bytes(), bytes);
             assert_ne!(s, "");
             assert_ne!(s, java);
             assert!(Str::from_utf8(Bytes::from_static(bytes)).is_err());

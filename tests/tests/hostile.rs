@@ -358,7 +358,7 @@ fn invalid_utf8() {
     let mut b = hex("0002 c328");
     b.extend(&toc_v0_body(0)[2..]);
     let m = TxnOffsetCommitRequest::decode_exact(&Bytes::copy_from_slice(&b), 0).unwrap();
-    assert_eq!(m.transactional_id.as_bytes().as_ref(), b"\xc3(");
+    assert_eq!(m.transactional_id.as_bytes(), b"\xc3(");
     assert_eq!(m.transactional_id.to_string_lossy(), "\u{fffd}(");
     assert!(m.transactional_id.to_str().is_err());
     assert_eq!(m.encode_to_vec(0).unwrap(), b);

@@ -1,0 +1,192 @@
+//! [`SmallBytes`]: the storage of [`Str`](crate::Str) and [`FixedArray`](crate::FixedArray),
+//! short values inline and longer ones shared with the buffer they were decoded from.
+
+use core::{cmp::Ordering, hash::Hash};
+
+use bytes::Bytes;
+
+/// The longest value kept inline: what fits beside a one-byte length in the 32 bytes a
+/// [`Bytes`] takes (the enum adds nothing: `Bytes`' vtable reference is never null, and that
+/// niche tells the variants apart).
+pub(crate) const INLINE_CAP: usize = 23;
+
+/// Bytes either copied inline (short values) or shared with a larger buffer.
+///
+/// Why: a shared [`Bytes`] costs an atomic increment of the buffer's reference count when
+/// taken and an atomic decrement, through the vtable, when dropped. For the many short
+/// strings and integer arrays of a decoded message (topic names, replica lists, one-byte
+/// metadata) that pair cost more than the decode itself; copying up to 23 bytes costs a few
+/// moves, and dropping an inline value nothing.
+///
+/// Whether a value is inline is not an invariant (a short [`Bytes`] handed in stays shared):
+/// equality, ordering and hashing follow the bytes only.
+#[derive(Clone)]
+pub(crate) enum SmallBytes {
+    /// A slice of a shared buffer (or static memory, or an owned allocation).
+    Shared(Bytes),
+    /// `data[..len]`; `len <= INLINE_CAP`. The bytes after `len` are not part of the value
+    /// (they may be whatever followed it in the input) and are never read.
+    Inline { len: u8, data: [u8; INLINE_CAP] },
+}
+
+impl SmallBytes {
+    /// The empty value (inline: dropping it is free).
+    pub(crate) const EMPTY: SmallBytes = SmallBytes::Inline {
+        len: 0,
+        data: [0; INLINE_CAP],
+    };
+
+    /// `s` copied inline if it fits, else `None`.
+    #[inline(always)]
+    pub(crate) fn inline(s: &[u8]) -> Option<Self> {
+        let mut data = [0; INLINE_CAP];
+        data.get_mut(..s.len())?.copy_from_slice(s);
+        Some(SmallBytes::Inline {
+            len: s.len() as u8,
+            data,
+        })
+    }
+
+    /// The first `len` bytes of `window` (`len <= INLINE_CAP`, which the caller checked),
+    /// inline: a copy of a constant size, so a few moves rather than a `memcpy` call.
+    #[inline(always)]
+    pub(crate) fn inline_prefix(window: &[u8; INLINE_CAP], len: usize) -> Self {
+        SmallBytes::Inline {
+            len: len as u8,
+            data: *window,
+        }
+    }
+
+    /// `s` copied: inline if it fits, else into a new allocation.
+    pub(crate) fn copy_from_slice(s: &[u8]) -> Self {
+        Self::inline(s).unwrap_or_else(|| SmallBytes::Shared(Bytes::copy_from_slice(s)))
+    }
+
+    /// The bytes.
+    #[inline(always)]
+    pub(crate) fn as_slice(&self) -> &[u8] {
+        match self {
+            SmallBytes::Shared(b) => b,
+            SmallBytes::Inline { len, data } => data.get(..*len as usize).unwrap_or_default(),
+        }
+    }
+
+    /// The length in bytes.
+    #[inline(always)]
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            SmallBytes::Shared(b) => b.len(),
+            SmallBytes::Inline { len, .. } => *len as usize,
+        }
+    }
+
+    /// Whether there are no bytes.
+    #[inline(always)]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The bytes as a [`Bytes`]: the shared one without a copy, an inline value copied.
+    pub(crate) fn into_bytes(self) -> Bytes {
+        match self {
+            SmallBytes::Shared(b) => b,
+            inline => Bytes::copy_from_slice(inline.as_slice()),
+        }
+    }
+
+    /// The bytes as a `Vec`: no copy when shared and the buffer is unique and whole
+    /// (`Bytes`' own conversion decides).
+    pub(crate) fn into_vec(self) -> Vec<u8> {
+        match self {
+            SmallBytes::Shared(b) => Vec::from(b),
+            inline => inline.as_slice().to_vec(),
+        }
+    }
+}
+
+impl Default for SmallBytes {
+    fn default() -> Self {
+        Self::EMPTY
+    }
+}
+
+/// The bytes, as `Bytes` prints them (`b"..."`), whichever the variant.
+impl core::fmt::Debug for SmallBytes {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "b\"{}\"", self.as_slice().escape_ascii())
+    }
+}
+
+impl PartialEq for SmallBytes {
+    #[inline]
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for SmallBytes {}
+
+impl PartialOrd for SmallBytes {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for SmallBytes {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.as_slice().cmp(other.as_slice())
+    }
+}
+
+// As a slice, whichever the variant (`Str` borrows as `[u8]`, which promises the same hash).
+impl Hash for SmallBytes {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        <[u8] as Hash>::hash(self.as_slice(), state);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_size_as_bytes() {
+        // The whole point: inline storage must not make strings and arrays bigger.
+        assert_eq!(size_of::<SmallBytes>(), size_of::<Bytes>());
+        assert_eq!(size_of::<SmallBytes>(), 32);
+        assert_eq!(size_of::<crate::Str>(), 32);
+        assert_eq!(size_of::<crate::FixedArray<i32>>(), 32);
+        // The one niche (a null vtable) tells the variants apart, so an `Option` needs a
+        // tag of its own: 8 bytes more than `Option<Bytes>` for a nullable string.
+        assert_eq!(size_of::<Option<SmallBytes>>(), 40);
+    }
+
+    #[test]
+    fn variants_compare_by_content() {
+        let long = [7u8; INLINE_CAP + 1];
+        for s in [&b""[..], b"a", &long[..INLINE_CAP], &long[..]] {
+            let shared = SmallBytes::Shared(Bytes::copy_from_slice(s));
+            let copied = SmallBytes::copy_from_slice(s);
+            assert_eq!(
+                matches!(copied, SmallBytes::Inline { .. }),
+                s.len() <= INLINE_CAP
+            );
+            assert_eq!(shared, copied);
+            assert_eq!(shared.cmp(&copied), Ordering::Equal);
+            assert_eq!(copied.as_slice(), s);
+            assert_eq!(copied.len(), s.len());
+            assert_eq!(copied.clone().into_bytes(), s);
+            assert_eq!(copied.into_vec(), s);
+            use core::hash::{BuildHasher, BuildHasherDefault};
+            let h = BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default();
+            assert_eq!(h.hash_one(&shared), h.hash_one(s));
+        }
+        // The bytes after `len` are not part of the value.
+        let window = *b"abcdefghijklmnopqrstuvw";
+        let a = SmallBytes::inline_prefix(&window, 2);
+        assert_eq!(a.as_slice(), b"ab");
+        assert_eq!(a, SmallBytes::copy_from_slice(b"ab"));
+        assert!(SmallBytes::inline(&long).is_none());
+        assert!(SmallBytes::EMPTY.is_empty());
+    }
+}
