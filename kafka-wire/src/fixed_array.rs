@@ -63,9 +63,10 @@ fixed_width!(i8, i16, u16, i32, u32, i64);
 /// where a `Vec<i32>` costs an allocation per array (the allocator was most of a Metadata
 /// response's decode time) and a conversion per element: up to 23 bytes (five `int32`s,
 /// two `int64`s) are copied into the value itself, longer arrays are a [`Bytes`] slice of
-/// the input (no copy, one reference count on the buffer). Encoding copies the bytes in one piece, so an array decoded and forwarded (a
-/// proxy) goes out exactly as it came without its elements being touched. Elements are
-/// converted when read: [`get`](Self::get), [`iter`](Self::iter), [`to_vec`](Self::to_vec).
+/// the input (no copy, one reference count on the buffer). Encoding copies the bytes in
+/// one piece, so an array decoded and forwarded (a proxy) goes out exactly as it came
+/// without its elements being touched. Elements are converted when read:
+/// [`get`](Self::get), [`iter`](Self::iter), [`to_vec`](Self::to_vec).
 ///
 /// The trade-off is that the array is immutable: to change one, build a new one
 /// (`FixedArray::from(vec)`, `collect()`, [`from_slice`](Self::from_slice)); each element
@@ -346,7 +347,8 @@ impl<T: FixedWidth> Field for FixedArray<T> {
     fn min_size(cx: Cx) -> usize {
         empty_prefix(Prefix::I32, cx.compact)
     }
-    // `alloc_ratio` stays 0: decoding shares the input and allocates nothing.
+    // `alloc_ratio` stays 0: decoding copies a short array inline or shares the input, and
+    // allocates nothing.
 }
 
 impl<T: FixedWidth> NullableField for FixedArray<T> {

@@ -104,7 +104,8 @@ pub trait KafkaMessage: Field + Default {
 
     /// Reads the struct at `version` from the whole of `buf`; bytes left over are an error.
     ///
-    /// Strings and bytes in the result share `buf` (no copy).
+    /// Bytes, and strings and integer arrays over 23 bytes, in the result share `buf` (no
+    /// copy); shorter ones are copied into the value (no allocation either way).
     fn decode_exact(buf: &Bytes, version: Version) -> Result<Self, DecodeError> {
         let mut r = Reader::new(buf);
         let v = Self::decode(&mut r, version)?;
@@ -115,8 +116,8 @@ pub trait KafkaMessage: Field + Default {
     }
 
     /// [`decode_exact`](Self::decode_exact) from a borrowed slice, which is copied first
-    /// (strings and bytes in the result share the copy). Use `decode_exact` with a [`Bytes`]
-    /// you already hold to avoid the copy.
+    /// (values in the result that would share `buf` share the copy). Use `decode_exact` with
+    /// a [`Bytes`] you already hold to avoid the copy.
     fn decode_exact_slice(buf: &[u8], version: Version) -> Result<Self, DecodeError> {
         Self::decode_exact(&Bytes::copy_from_slice(buf), version)
     }

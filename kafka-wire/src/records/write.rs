@@ -369,8 +369,9 @@ impl BatchBuilder {
         self.build_vec().map(Bytes::from)
     }
 
-    /// Appends the batch to `out`: a copy unless `out` is empty
-    /// ([`appending_to`](Self::appending_to) builds in place instead).
+    /// Appends what [`build_vec`](Self::build_vec) gives to `out` (the batch, after the bytes
+    /// an [`appending_to`](Self::appending_to) buffer held): a copy unless `out` is empty
+    /// (`appending_to` builds in place instead).
     pub fn build_into(self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let buf = self.build_vec()?;
         if out.is_empty() {
