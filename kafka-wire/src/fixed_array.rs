@@ -466,4 +466,45 @@ mod tests {
         assert!(neg < pos);
         assert_eq!(format!("{:?}", FixedArray::<u16>::new()), "[]");
     }
+
+    /// Kafka's wire form written out by hand (an int32 count, or the count plus one as an
+    /// unsigned varint in flexible versions, then each element big-endian), not taken from
+    /// our own encoder: read, then written back, byte for byte, inline and shared alike.
+    #[test]
+    fn hand_written_wire_bytes() {
+        fn check<T: FixedWidth + PartialEq + fmt::Debug>(wire: &[u8], compact: bool, want: &[T]) {
+            let input = Bytes::copy_from_slice(wire);
+            let mut r = Reader::new(&input);
+            let a = FixedArray::<T>::read(&mut r, cx(compact)).unwrap();
+            assert!(r.is_empty());
+            assert_eq!(a, *want);
+            let mut out = Vec::new();
+            a.write(&mut out, cx(compact)).unwrap();
+            assert_eq!(out, wire);
+            assert_eq!(a.size(cx(compact)), wire.len());
+        }
+        check::<i32>(
+            &[0, 0, 0, 2, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xfe],
+            false,
+            &[1, -2],
+        );
+        check::<i32>(&[3, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xfe], true, &[1, -2]);
+        check::<i16>(&[0, 0, 0, 1, 0x01, 0x02], false, &[0x0102]);
+        check::<u16>(&[2, 0xff, 0xff], true, &[u16::MAX]);
+        check::<u32>(&[2, 0x80, 0, 0, 0], true, &[1 << 31]);
+        check::<i8>(&[0, 0, 0, 2, 0x80, 0x7f], false, &[i8::MIN, i8::MAX]);
+        check::<i64>(
+            &[2, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe],
+            true,
+            &[-2],
+        );
+        check::<i32>(&[0, 0, 0, 0], false, &[]);
+        check::<i32>(&[1], true, &[]);
+        // Seven int32s (28 bytes): longer than the inline storage.
+        let mut long = vec![8u8];
+        for i in 0..7u8 {
+            long.extend([0, 0, 0, i]);
+        }
+        check::<i32>(&long, true, &[0, 1, 2, 3, 4, 5, 6]);
+    }
 }
