@@ -2,9 +2,14 @@
 //! `records::fused`), against one `crc32c` pass over the finished batch; and every record
 //! read back from the batch as appended.
 //!
+//! With option bit 5 the batch is built in place after a prefix (`BatchBuilder::appending_to`,
+//! as a request's own fields come before its records): the prefix must come back unchanged
+//! and the batch after it must be byte for byte the batch built on its own.
+//!
 //! Input: one byte of options (bits 0-3: the capacity the builder's buffer starts with, in
 //! 2^n bytes, so the buffer's alignment and its reallocations vary; bit 4: the first value is
-//! appended before any short record), then records, each `[u16 value length][u8 key length]
+//! appended before any short record; bit 5: a prefix of 17·n bytes, n the next byte), then
+//! records, each `[u16 value length][u8 key length]
 //! [u8 header count]` followed by the value's bytes, taken from the input while it lasts and
 //! then generated from it, so a short input can still describe megabyte values.
 #![no_main]
@@ -29,7 +34,22 @@ fuzz_target!(|input: &[u8]| {
         return;
     };
     let cap = 1usize << (opts & 0x0f);
-    let mut b = BatchBuilder::with_buffer(7, Vec::with_capacity(cap));
+    let prefix = if opts & 0x20 != 0 {
+        let Some((&n, rest)) = data.split_first() else {
+            return;
+        };
+        data = rest;
+        take(&mut data, usize::from(n) * 17, n)
+    } else {
+        Vec::new()
+    };
+    let mut b = if opts & 0x20 != 0 {
+        let mut buf = Vec::with_capacity(cap.max(prefix.len()));
+        buf.extend_from_slice(&prefix);
+        BatchBuilder::appending_to(7, buf)
+    } else {
+        BatchBuilder::with_buffer(7, Vec::with_capacity(cap))
+    };
     let mut want = Vec::new();
     if opts & 0x10 != 0 {
         let v = take(&mut data, 300, 1);
@@ -55,10 +75,29 @@ fuzz_target!(|input: &[u8]| {
         b.append(1_700_000_000_000, key.as_deref(), value.as_deref(), &hs);
         want.push((key, value, headers));
     }
-    let batch = match b.build() {
-        Ok(batch) => batch,
+    let whole = match b.build_vec() {
+        Ok(whole) => whole,
         Err(e) => panic!("build failed: {e}"),
     };
+    assert!(whole.starts_with(&prefix), "the prefix changed");
+    let batch = Bytes::from(whole).slice(prefix.len()..);
+    if opts & 0x20 != 0 {
+        // The same records built on their own (a fresh buffer: another alignment, so the
+        // fused CRC's blocks fall elsewhere) must give the same bytes.
+        let mut alone = BatchBuilder::new(7);
+        if opts & 0x10 != 0 {
+            if let Some((_, v, _)) = want.first() {
+                alone.append(1, None, v.as_deref(), &[]);
+            }
+        }
+        let skip = usize::from(opts & 0x10 != 0);
+        for (k, v, h) in want.iter().skip(skip) {
+            let hs: Vec<NewHeader<'_>> = h.iter().map(|(k, v)| NewHeader::new(k, v.as_deref())).collect();
+            alone.append(1_700_000_000_000, k.as_deref(), v.as_deref(), &hs);
+        }
+        let alone = alone.build().expect("the same records build on their own");
+        assert!(alone == batch, "in place differs from on its own");
+    }
     if want.is_empty() {
         assert!(batch.is_empty());
         return;
