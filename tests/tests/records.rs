@@ -713,6 +713,49 @@ mod versus_kafka_protocol {
         }
     }
 
+    /// The builder's one-store path for a record with a value (no headers, a key of at most
+    /// 16 bytes, timestamp and offset deltas whose varints take one or two bytes, a value
+    /// under 8,000 bytes) and the general path beside it, at each edge between them: deltas
+    /// whose zigzag varint grows from one to two to three bytes (63/64, 8191/8192; rising
+    /// only, as kafka-protocol takes the smallest timestamp as the base), offsets
+    /// past 8,191, keys of 0, 16 and 17 bytes or none, values of 17 bytes to past 8,000.
+    #[test]
+    fn record_path_edges_match_kafka_protocol() {
+        let value =
+            |n: usize, salt: usize| -> Vec<u8> { (0..n).map(|i| (i ^ salt) as u8).collect() };
+        let keys = [None, Some(0usize), Some(16), Some(17)];
+        let lens = [17usize, 255, 256, 1000, 7940, 7960, 7999, 8000, 8191];
+        let mut recs: Vec<Plain> = Vec::new();
+        for (i, delta) in [0i64, 63, 64, 8191, 8192, 1 << 20].into_iter().enumerate() {
+            for (j, &k) in keys.iter().enumerate() {
+                for (l, &len) in lens.iter().enumerate() {
+                    let salt = i * 100 + j * 10 + l;
+                    let key = k.map(|n| value(n, salt + 1));
+                    recs.push((1_700_000_000_000 + delta, key, Some(value(len, salt))));
+                }
+            }
+        }
+        // Offset deltas past 8,191 (a three-byte varint), values long and short.
+        let mut many: Vec<Plain> = (0..8300usize)
+            .map(|i| {
+                (
+                    1_700_000_000_000,
+                    Some(value(16, i)),
+                    Some(value(20 + i % 300, i)),
+                )
+            })
+            .collect();
+        many.extend(recs.iter().take(40).cloned());
+        for (n, recs) in [recs, many].iter().enumerate() {
+            let mut ours = BatchBuilder::new(n as i64);
+            for (ts, k, v) in recs {
+                ours.append(*ts, k.as_deref(), v.as_deref(), &[]);
+            }
+            let got = ours.build().unwrap();
+            assert!(got[..] == theirs_batch(n as i64, recs)[..], "case {n}");
+        }
+    }
+
     /// A batch appended after other bytes (`appending_to`) is those bytes followed by what
     /// kafka-protocol's encoder writes, for prefixes of every length around the 64-byte
     /// lines (the fused CRC aligns its blocks to them) and values short and long; with no
