@@ -698,3 +698,78 @@ fn decompression_memory_at_realistic_sizes() {
         }
     }
 }
+
+/// A zstd frame as a streaming compressor writes it (no declared content size, as Java's
+/// producer writes them): one raw block holding `data`.
+fn zstd_raw_frame(data: &[u8]) -> Vec<u8> {
+    let mut f = vec![0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x38];
+    let h = ((data.len() as u32) << 3) | 1; // raw block, last
+    f.extend_from_slice(&h.to_le_bytes()[..3]);
+    f.extend_from_slice(data);
+    f
+}
+
+/// One reader's zstd batches share a decompression context: batches decoded in one shot and
+/// streamed, after a bomb that stopped mid-stream at the limit, all read their own records;
+/// and batches of that reader decompressed on several threads at once (one holds the context,
+/// the others make their own) agree.
+#[test]
+fn zstd_batches_of_one_reader() {
+    let values =
+        |base: usize| -> Vec<String> { (0..50).map(|i| format!("value {}", base + i)).collect() };
+    let batch = |base: usize, codec: Compression| {
+        let mut b = BatchBuilder::new(base as i64);
+        b.compression(codec);
+        for v in values(base) {
+            b.append(1_000, None, Some(v.as_bytes()), &[]);
+        }
+        b.build().unwrap().to_vec()
+    };
+    let mut set = batch(0, Compression::Zstd);
+    let mut bomb = plain_header(Compression::Zstd, 1);
+    bomb.extend_from_slice(&zstd_bomb(100));
+    fix_len_and_crc(&mut bomb);
+    set.extend_from_slice(&bomb);
+    let plain = batch(100, Compression::None);
+    let mut streamed = plain_header(Compression::Zstd, 50);
+    streamed[..8].copy_from_slice(&100i64.to_be_bytes());
+    streamed[23..61].copy_from_slice(&plain[23..61]);
+    streamed[22] = Compression::Zstd.id();
+    streamed.extend_from_slice(&zstd_raw_frame(&plain[61..]));
+    fix_len_and_crc(&mut streamed);
+    set.extend_from_slice(&streamed);
+    set.extend_from_slice(&batch(200, Compression::Zstd));
+    let opts = ReadOptions {
+        max_decompressed_size: MIB,
+        ..ReadOptions::default()
+    };
+    let read = |b: &kafka_wire::records::Batch| -> Vec<String> {
+        let recs = b.records().unwrap();
+        recs.iter()
+            .map(|r| String::from_utf8(r.unwrap().value.unwrap().to_vec()).unwrap())
+            .collect()
+    };
+    let batches: Vec<_> = Batches::new(Bytes::from(set), opts)
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(batches.len(), 4);
+    assert_eq!(read(&batches[0]), values(0));
+    let e = batches[1].records().unwrap_err();
+    assert_eq!(
+        e.kind(),
+        &RecordsErrorKind::DecompressedTooLarge { limit: MIB }
+    );
+    assert_eq!(read(&batches[2]), values(100));
+    assert_eq!(read(&batches[3]), values(200));
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let b = batches[[0, 2, 3, 2][t]].clone();
+            let want = values([0, 100, 200, 100][t]);
+            s.spawn(move || {
+                for _ in 0..50 {
+                    assert_eq!(read(&b), want);
+                }
+            });
+        }
+    });
+}

@@ -34,14 +34,57 @@ fn io_err(e: std::io::Error) -> CodecError {
     CodecError::Invalid(e.to_string())
 }
 
+/// Decompression state one reader keeps for all its batches: a zstd context, made at the
+/// reader's first zstd batch and shared (through an `Arc`) with the batches it yields, so a
+/// record set of many zstd batches (a Fetch response) sets one up once instead of per batch.
+/// At most one context per reader, dropped with the reader and the last of its batches; a
+/// batch decompressed while another holds the context (on another thread) makes its own.
+#[derive(Clone, Default)]
+pub(crate) struct Contexts {
+    #[cfg(feature = "zstd")]
+    zstd: Option<std::sync::Arc<std::sync::Mutex<Option<zstd::zstd_safe::DCtx<'static>>>>>,
+}
+
+impl Contexts {
+    /// The contexts a batch of `codec` should share with its reader: the zstd slot for zstd
+    /// (made now if this is the reader's first), nothing otherwise.
+    pub(crate) fn for_batch(&mut self, codec: Option<Compression>) -> Contexts {
+        #[cfg(feature = "zstd")]
+        if codec == Some(Compression::Zstd) {
+            let slot = self.zstd.get_or_insert_with(Default::default);
+            return Contexts {
+                zstd: Some(slot.clone()),
+            };
+        }
+        let _ = codec;
+        Contexts::default()
+    }
+}
+
+impl core::fmt::Debug for Contexts {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("Contexts")
+    }
+}
+
+/// Contexts are a cache: two batches with the same bytes are equal whatever they hold.
+impl PartialEq for Contexts {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for Contexts {}
+
 /// Decompresses a whole stream of `codec` written for `magic`, producing at most `limit` bytes.
 pub(crate) fn decompress(
     codec: Compression,
     input: &[u8],
     magic: i8,
     limit: usize,
+    ctx: &Contexts,
 ) -> Result<Vec<u8>, CodecError> {
-    let _ = (input, magic, limit);
+    let _ = (input, magic, limit, ctx);
     match codec {
         Compression::None => Ok(input.to_vec()),
         #[cfg(feature = "gzip")]
@@ -51,7 +94,7 @@ pub(crate) fn decompress(
         #[cfg(feature = "lz4")]
         Compression::Lz4 => lz4_decompress(input, magic, limit),
         #[cfg(feature = "zstd")]
-        Compression::Zstd => zstd_decompress(input, limit),
+        Compression::Zstd => zstd_decompress(input, limit, ctx),
         #[allow(unreachable_patterns)]
         _ => Err(CodecError::NotEnabled),
     }
@@ -410,10 +453,38 @@ const ZSTD_MAX_RATIO: usize = 32 * 1024;
 /// about its size never gets more than the size it declared. Anything else (several frames,
 /// no declared size, over the limit) goes through the bounded streaming decoder.
 #[cfg(feature = "zstd")]
-fn zstd_decompress(input: &[u8], limit: usize) -> Result<Vec<u8>, CodecError> {
+fn zstd_decompress(input: &[u8], limit: usize, ctx: &Contexts) -> Result<Vec<u8>, CodecError> {
+    if let Some(Ok(mut slot)) = ctx.zstd.as_ref().map(|s| s.try_lock()) {
+        let dctx = match &mut *slot {
+            Some(dctx) => dctx,
+            None => slot.insert(zstd_context()?),
+        };
+        return zstd_decompress_with(dctx, input, limit);
+    }
+    zstd_decompress_with(&mut zstd_context()?, input, limit)
+}
+
+/// A decompression context with the streaming decoder's window limit.
+#[cfg(feature = "zstd")]
+fn zstd_context() -> Result<zstd::zstd_safe::DCtx<'static>, CodecError> {
+    use zstd::zstd_safe;
+    let mut dctx = zstd_safe::DCtx::try_create()
+        .ok_or_else(|| CodecError::Invalid("zstd: no memory for a context".into()))?;
+    dctx.set_parameter(zstd_safe::DParameter::WindowLogMax(ZSTD_WINDOW_LOG_MAX))
+        .map_err(|code| CodecError::Invalid(zstd_safe::get_error_name(code).into()))?;
+    Ok(dctx)
+}
+
+/// [`zstd_decompress`] with `dctx` (each use starts a new session on it).
+#[cfg(feature = "zstd")]
+fn zstd_decompress_with(
+    dctx: &mut zstd::zstd_safe::DCtx<'static>,
+    input: &[u8],
+    limit: usize,
+) -> Result<Vec<u8>, CodecError> {
     if let Some(size) = zstd_one_shot_size(input, limit) {
         let mut out = Vec::with_capacity(size);
-        zstd::zstd_safe::decompress(&mut out, input)
+        dctx.decompress(&mut out, input)
             .map_err(|code| CodecError::Invalid(zstd::zstd_safe::get_error_name(code).into()))?;
         // libzstd checks the frame's declared size, and the output cannot outgrow the
         // capacity it was given; checked again so the limit never rests on that alone.
@@ -422,7 +493,12 @@ fn zstd_decompress(input: &[u8], limit: usize) -> Result<Vec<u8>, CodecError> {
         }
         return Ok(out);
     }
-    zstd_decompress_stream(input, limit)
+    // The streaming decoder, its output bounded by `limit`; `with_context` resets the
+    // session, so whatever a failed batch left in the context is dropped.
+    let dec = zstd::stream::read::Decoder::with_context(input, dctx);
+    let mut out = Vec::new();
+    read_bounded(dec, &mut out, limit)?;
+    Ok(out)
 }
 
 /// The declared content size of `input` when it is exactly one zstd frame that can be
@@ -457,16 +533,6 @@ fn zstd_one_shot_size(input: &[u8], limit: usize) -> Option<usize> {
     // Exactly one frame: concatenated frames (or trailing bytes) take the streaming path.
     let frame = zstd_safe::find_frame_compressed_size(input).ok()?;
     (frame == input.len()).then_some(size)
-}
-
-/// The streaming decoder, its output bounded by `limit`.
-#[cfg(feature = "zstd")]
-fn zstd_decompress_stream(input: &[u8], limit: usize) -> Result<Vec<u8>, CodecError> {
-    let mut dec = zstd::stream::read::Decoder::with_buffer(input).map_err(io_err)?;
-    dec.window_log_max(ZSTD_WINDOW_LOG_MAX).map_err(io_err)?;
-    let mut out = Vec::new();
-    read_bounded(dec, &mut out, limit)?;
-    Ok(out)
 }
 
 #[cfg(feature = "zstd")]

@@ -328,7 +328,7 @@ pub fn decompress(
     data: &[u8],
     limit: usize,
 ) -> Result<Vec<u8>, RecordsErrorKind> {
-    compression::decompress(codec, data, magic, limit).map_err(|e| match e {
+    compression::decompress(codec, data, magic, limit, &Default::default()).map_err(|e| match e {
         compression::CodecError::NotEnabled => RecordsErrorKind::CompressionNotEnabled(codec),
         compression::CodecError::TooLarge => RecordsErrorKind::DecompressedTooLarge { limit },
         compression::CodecError::Invalid(message) => {

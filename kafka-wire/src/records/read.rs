@@ -2,7 +2,7 @@
 
 use bytes::Bytes;
 
-use super::compression::{self, CodecError};
+use super::compression::{self, CodecError, Contexts};
 use super::error::{RecordsError, RecordsErrorKind as K};
 use super::{
     BatchHeader, Compression, ReadOptions, TimestampType, LEGACY_MIN_SIZE_V0, LEGACY_MIN_SIZE_V1,
@@ -35,6 +35,8 @@ pub struct Batches {
     opts: ReadOptions,
     done: bool,
     truncated: Option<TruncatedBatch>,
+    /// Decompression contexts shared with the batches (see [`Contexts`]).
+    ctx: Contexts,
 }
 
 /// An incomplete batch at the end of a record set.
@@ -58,6 +60,7 @@ impl Batches {
             opts,
             done: false,
             truncated: None,
+            ctx: Contexts::default(),
         }
     }
 
@@ -105,7 +108,10 @@ impl Batches {
             return Ok(None);
         }
         let bytes = self.input.slice(start..start + total);
-        let batch = Batch::parse(bytes, start, self.index, self.opts)?;
+        let mut batch = Batch::parse(bytes, start, self.index, self.opts)?;
+        if batch.header.magic == 2 {
+            batch.ctx = self.ctx.for_batch(batch.header.compression().ok());
+        }
         self.pos = start + total;
         self.index += 1;
         Ok(Some(batch))
@@ -147,6 +153,8 @@ pub struct Batch {
     index: usize,
     opts: ReadOptions,
     header: BatchHeader,
+    /// Its reader's decompression contexts (see [`Contexts`]).
+    ctx: Contexts,
 }
 
 impl Batch {
@@ -226,6 +234,7 @@ impl Batch {
             index,
             opts,
             header,
+            ctx: Contexts::default(),
         })
     }
 
@@ -369,7 +378,7 @@ impl Batch {
         at: usize,
     ) -> Result<Bytes, RecordsError> {
         let limit = self.opts.max_decompressed_size;
-        compression::decompress(codec, input, self.header.magic, limit)
+        compression::decompress(codec, input, self.header.magic, limit, &self.ctx)
             .map(Bytes::from)
             .map_err(|e| {
                 let kind = match e {
