@@ -38,7 +38,8 @@ impl Cx {
     }
 
     /// The context of an array element: same version and compactness, never null.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub const fn element(self) -> Self {
         Cx {
             version: self.version,
@@ -117,7 +118,8 @@ pub trait Field: Sized {
     /// of such elements that the input holds at their real size but not at this one fails
     /// `KafkaMessage::decode` with `InvalidValue`); the default, 0, is always safe, only
     /// looser.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn min_size(cx: Cx) -> usize {
         let _ = cx;
         0
@@ -141,7 +143,8 @@ pub trait Field: Sized {
     /// input holds all of it; anything else (a short input, which must fail with the
     /// one-by-one reading's error) is `None`, with nothing consumed. Sealed (see [`Sealed`]).
     #[doc(hidden)]
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn read_array_at_once(r: &mut Reader<'_>, n: usize, _: Sealed) -> Option<Vec<Self>> {
         let _ = (r, n);
         None
@@ -167,7 +170,8 @@ pub trait Field: Sized {
     /// of this type without a loop over them (the fixed-width types: count times width), or
     /// `None` to add their sizes one by one (the default). Sealed (see [`Sealed`]).
     #[doc(hidden)]
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn size_array_at_once(items: &[Self], _: Sealed) -> Option<usize> {
         let _ = items;
         None
@@ -222,7 +226,8 @@ pub trait NullableField: Field {
     /// The fewest bytes [`read_nullable`](Self::read_nullable) consumes at `cx`, the null
     /// marker included (see [`Field::min_size`]): for a struct, the one-byte marker alone
     /// when null is allowed.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn min_size_nullable(cx: Cx) -> usize {
         if cx.nullable {
             1
@@ -237,7 +242,8 @@ impl<T: NullableField> Field for Option<T> {
     const NESTED_FLEXIBLE: Option<VersionRange> = T::NESTED_FLEXIBLE;
     const UTF8_REQUIRED: bool = T::UTF8_REQUIRED;
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
         if self.is_none() && !cx.nullable {
             return Err(EncodeError::new(EncodeErrorKind::NullNotAllowed {
@@ -252,7 +258,8 @@ impl<T: NullableField> Field for Option<T> {
         T::size_nullable(self.as_ref(), cx)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn min_size(cx: Cx) -> usize {
         T::min_size_nullable(cx)
     }
@@ -262,7 +269,8 @@ impl<T: NullableField> Field for Option<T> {
         T::alloc_ratio(cx)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn read(r: &mut Reader<'_>, cx: Cx) -> Result<Self, DecodeError> {
         let start = r.position();
         match T::read_nullable(r, cx)? {
@@ -281,20 +289,24 @@ macro_rules! fixed_field {
     ($t:ty, $kt:ident, $read:ident, $put:ident, $n:expr) => {
         impl Field for $t {
             const KAFKA_TYPE: KafkaType = KafkaType::$kt;
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
+            #[cfg_attr(debug_assertions, inline)]
             fn write<B: BufMut + ?Sized>(&self, buf: &mut B, _cx: Cx) -> Result<(), EncodeError> {
                 buf.$put(*self);
                 Ok(())
             }
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
+            #[cfg_attr(debug_assertions, inline)]
             fn size(&self, _cx: Cx) -> usize {
                 $n
             }
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
+            #[cfg_attr(debug_assertions, inline)]
             fn read(r: &mut Reader<'_>, _cx: Cx) -> Result<Self, DecodeError> {
                 r.$read()
             }
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
+            #[cfg_attr(debug_assertions, inline)]
             fn min_size(_cx: Cx) -> usize {
                 $n
             }
@@ -317,7 +329,8 @@ macro_rules! fixed_field {
                         .collect(),
                 )
             }
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
+            #[cfg_attr(debug_assertions, inline)]
             fn size_array_at_once(items: &[Self], _: Sealed) -> Option<usize> {
                 Some(items.len() * $n)
             }
@@ -335,16 +348,19 @@ fixed_field!(f64, Float64, read_f64, put_f64, 8);
 
 impl Field for bool {
     const KAFKA_TYPE: KafkaType = KafkaType::Bool;
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn write<B: BufMut + ?Sized>(&self, buf: &mut B, _cx: Cx) -> Result<(), EncodeError> {
         buf.put_u8(u8::from(*self));
         Ok(())
     }
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn size(&self, _cx: Cx) -> usize {
         1
     }
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn min_size(_cx: Cx) -> usize {
         1
     }
@@ -371,7 +387,8 @@ impl Field for Uuid {
         buf.put_slice(self.as_bytes());
         Ok(())
     }
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn size(&self, _cx: Cx) -> usize {
         16
     }
@@ -379,7 +396,8 @@ impl Field for Uuid {
     fn read(r: &mut Reader<'_>, _cx: Cx) -> Result<Self, DecodeError> {
         r.read_array::<16>().map(Uuid::from_bytes)
     }
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn min_size(_cx: Cx) -> usize {
         16
     }
@@ -399,7 +417,8 @@ pub(crate) enum Prefix {
     I32,
 }
 
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 pub(crate) fn prefix_size(p: Prefix, len: Option<usize>, compact: bool) -> usize {
     if compact {
         match len {
@@ -422,7 +441,8 @@ pub(crate) fn prefix_size(p: Prefix, len: Option<usize>, compact: bool) -> usize
 
 /// The size of an empty (or null) value's prefix: the fewest bytes a length-prefixed value
 /// takes.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 pub(crate) const fn empty_prefix(p: Prefix, compact: bool) -> usize {
     match (compact, p) {
         (true, _) => 1,
@@ -437,7 +457,8 @@ pub(crate) const fn empty_prefix(p: Prefix, compact: bool) -> usize {
 /// written, for the caller's cold path to write with [`put_prefix`] (longer compact
 /// lengths; lengths over the maximum, which fail): so the writer of each string, bytes and
 /// array type holds only this, inline.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 fn put_len_fast<B: BufMut + ?Sized>(buf: &mut B, p: Prefix, n: usize, compact: bool) -> bool {
     if compact {
         if n < 0x7f {
@@ -462,7 +483,8 @@ fn put_len_fast<B: BufMut + ?Sized>(buf: &mut B, p: Prefix, n: usize, compact: b
 
 /// Writes the length prefix of a value of `n` bytes or elements: [`put_len_fast`] inline,
 /// else one cold call.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 pub(crate) fn put_len<B: BufMut + ?Sized>(
     buf: &mut B,
     p: Prefix,
@@ -480,7 +502,8 @@ pub(crate) fn put_len<B: BufMut + ?Sized>(
 /// (null, long compact lengths, too long) is one cold call that writes the whole value, so
 /// no code after a slow prefix is shared with the fast path (with the copy after a
 /// `put_len(..)?`, TxnOffsetCommit v5 encodes took 1.4% more instructions).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 fn put_sized<B: BufMut + ?Sized>(
     buf: &mut B,
     p: Prefix,
@@ -528,7 +551,8 @@ fn put_prefix_cold<B: BufMut + ?Sized>(
 /// Any length prefix, checked against its maximum (`None`: null). Always inline: its
 /// callers are the cold paths, into which LLVM does not inline a plain hint (a call per
 /// 200-byte compact string, TxnOffsetCommit 1x5000 encode 765K -> 835K instructions).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 fn put_prefix<B: BufMut + ?Sized>(
     buf: &mut B,
     p: Prefix,
@@ -592,7 +616,8 @@ pub(crate) fn put_array_prefix<B: BufMut + ?Sized>(
 }
 
 /// A null prefix (length -1 in the classic form, 0 in the compact one), cold.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 pub(crate) fn put_null<B: BufMut + ?Sized>(
     buf: &mut B,
     p: Prefix,
@@ -623,7 +648,8 @@ pub(crate) fn read_array_prefix(
 /// Always inline: its few callers pass `p` and `compact` as constants or straight from the
 /// context, and out of line it cost a call on every string (TxnOffsetCommit v5 1x5000
 /// decode: +7% instructions when the array readers' inlining changed).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 fn read_prefix(r: &mut Reader<'_>, p: Prefix, compact: bool) -> Result<Option<usize>, DecodeError> {
     let start = r.position();
     let len: i64 = if compact {
@@ -682,7 +708,8 @@ pub(crate) fn null_error(cx: Cx, at: usize) -> DecodeError {
 /// Reads a string. The common cases (a compact length in one byte or a classic int16 length,
 /// the string in the input) take an inlined fast path; anything else, errors included,
 /// starts again from the prefix in [`read_str_slow`], which reports them.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 fn read_str(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Str>, DecodeError> {
     if cx.compact {
         if r.eat(0) {
@@ -720,7 +747,8 @@ fn read_str(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Str>, DecodeError> {
 /// again and report. UTF-8 is not checked otherwise, as in Kafka's Java decoder: [`Str`]
 /// checks it when read (TxnOffsetCommit v5 1x5000, 200-byte strings: decode 1.27M -> 832K
 /// instructions).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 fn fast_str(r: &Reader<'_>, s: &[u8], rest: &[u8]) -> Option<Str> {
     if s.len() > r.limits.string_len() {
         return None;
@@ -773,7 +801,8 @@ fn utf8_string(r: &Reader<'_>, s: Str) -> Result<String, DecodeError> {
 
 impl Field for Str {
     const KAFKA_TYPE: KafkaType = KafkaType::String;
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
         Self::write_nullable(Some(self), buf, cx)
     }
@@ -781,19 +810,22 @@ impl Field for Str {
     fn size(&self, cx: Cx) -> usize {
         Self::size_nullable(Some(self), cx)
     }
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn read(r: &mut Reader<'_>, cx: Cx) -> Result<Self, DecodeError> {
         let at = r.position();
         read_str(r, cx)?.ok_or_else(|| null_error(cx, at))
     }
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn min_size(cx: Cx) -> usize {
         empty_prefix(Prefix::I16, cx.compact)
     }
 }
 
 impl NullableField for Str {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn write_nullable<B: BufMut + ?Sized>(
         v: Option<&Self>,
         buf: &mut B,
@@ -806,11 +838,13 @@ impl NullableField for Str {
         let len = v.map(|s| s.len());
         prefix_size(Prefix::I16, len, cx.compact) + len.unwrap_or(0)
     }
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn read_nullable(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Self>, DecodeError> {
         read_str(r, cx)
     }
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn min_size_nullable(cx: Cx) -> usize {
         empty_prefix(Prefix::I16, cx.compact)
     }
@@ -878,7 +912,8 @@ impl Field for Bytes {
         let at = r.position();
         Self::read_nullable(r, cx)?.ok_or_else(|| null_error(cx, at))
     }
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn min_size(cx: Cx) -> usize {
         empty_prefix(Prefix::I32, cx.compact)
     }
@@ -931,7 +966,8 @@ impl NullableField for Bytes {
             }
         }
     }
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn min_size_nullable(cx: Cx) -> usize {
         empty_prefix(Prefix::I32, cx.compact)
     }
@@ -994,7 +1030,8 @@ pub(crate) const RESERVE_PER_INPUT_BYTE: usize = 8;
 
 /// How many elements of `T` may be reserved ahead of decoding with `remaining` input bytes
 /// left (see [`RESERVE_PER_INPUT_BYTE`]).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 #[cfg(feature = "json")]
 pub(crate) fn reserve_limit<T>(remaining: usize) -> usize {
     remaining.saturating_mul(RESERVE_PER_INPUT_BYTE) / size_of::<T>().max(1)
@@ -1021,7 +1058,8 @@ fn array_ratio(in_memory: usize, min_size: usize, element_ratio: usize) -> usize
 /// 100x100 decode: 1.39M -> 1.29M instructions). Optimised builds only: in debug builds,
 /// where none of it is inlined, it was three more generic functions per element type.
 #[cfg(not(debug_assertions))]
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 fn push<T>(out: &mut Vec<T>, x: T) {
     if out.len() < out.capacity() {
         out.push(x);
@@ -1050,12 +1088,14 @@ impl<T: Field> Field for Vec<T> {
     fn size(&self, cx: Cx) -> usize {
         Self::size_nullable(Some(self), cx)
     }
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn read(r: &mut Reader<'_>, cx: Cx) -> Result<Self, DecodeError> {
         let n = read_array_count(r, cx);
         read_elements(r, cx, n)
     }
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn min_size(cx: Cx) -> usize {
         empty_prefix(Prefix::I32, cx.compact)
     }
@@ -1110,7 +1150,8 @@ impl<T: Field> NullableField for Vec<T> {
         n
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn min_size_nullable(cx: Cx) -> usize {
         empty_prefix(Prefix::I32, cx.compact)
     }

@@ -40,13 +40,15 @@ macro_rules! fixed_width {
         impl sealed::Sealed for $t {}
         impl FixedWidth for $t {
             const WIDTH: usize = size_of::<$t>();
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
+            #[cfg_attr(debug_assertions, inline)]
             fn from_chunk(chunk: &[u8]) -> Self {
                 // Always `WIDTH` bytes (from `chunks_exact`), so the fallback is never taken
                 // and the conversion compiles to one load and byte swap.
                 chunk.try_into().map_or(0, <$t>::from_be_bytes)
             }
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
+            #[cfg_attr(debug_assertions, inline)]
             fn put_be(self, out: &mut Vec<u8>) {
                 out.extend_from_slice(&self.to_be_bytes());
             }
@@ -343,7 +345,8 @@ impl<T: FixedWidth> Field for FixedArray<T> {
         let n = read_array_count(r, cx)?;
         read_raw(r, cx, n)
     }
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn min_size(cx: Cx) -> usize {
         empty_prefix(Prefix::I32, cx.compact)
     }
@@ -377,7 +380,8 @@ impl<T: FixedWidth> NullableField for FixedArray<T> {
             None => Ok(None),
         }
     }
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn min_size_nullable(cx: Cx) -> usize {
         empty_prefix(Prefix::I32, cx.compact)
     }

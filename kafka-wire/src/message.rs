@@ -165,7 +165,8 @@ pub fn check_room<B: BufMut + ?Sized>(buf: &B, needed: usize) -> Result<(), Enco
 }
 
 /// Writes `m` at the end of a vector, which is truncated back to its length on error.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 fn write_in_place<M: KafkaMessage>(
     m: &M,
     out: &mut Vec<u8>,
@@ -268,7 +269,8 @@ pub trait EncodeBuf: BufMut {
     /// Implementation detail, hidden: the buffer as a `Vec<u8>` to write in place, or `None`
     /// (the default).
     #[doc(hidden)]
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn as_vec(&mut self) -> Option<&mut Vec<u8>> {
         None
     }
@@ -276,7 +278,8 @@ pub trait EncodeBuf: BufMut {
     /// Implementation detail, hidden: runs `write` on the buffer's own storage lent as a
     /// `Vec<u8>` when that costs no copy, or `None` (the default: staged).
     #[doc(hidden)]
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn with_vec(
         &mut self,
         write: &mut dyn FnMut(&mut Vec<u8>) -> Result<(), EncodeError>,
@@ -287,7 +290,8 @@ pub trait EncodeBuf: BufMut {
 }
 
 impl EncodeBuf for Vec<u8> {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn as_vec(&mut self) -> Option<&mut Vec<u8>> {
         Some(self)
     }
@@ -335,11 +339,13 @@ impl<T: BufMut, U: BufMut> EncodeBuf for bytes::buf::Chain<T, U> {}
 macro_rules! forward_encode_buf {
     ($($ptr:ty),*) => {$(
         impl<T: EncodeBuf + ?Sized> EncodeBuf for $ptr {
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
+            #[cfg_attr(debug_assertions, inline)]
             fn as_vec(&mut self) -> Option<&mut Vec<u8>> {
                 (**self).as_vec()
             }
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
+            #[cfg_attr(debug_assertions, inline)]
             fn with_vec(
                 &mut self,
                 write: &mut dyn FnMut(&mut Vec<u8>) -> Result<(), EncodeError>,
@@ -428,22 +434,26 @@ pub trait Rewind: EncodeBuf {
 }
 
 impl Rewind for Vec<u8> {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn written(&self) -> usize {
         self.len()
     }
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn rewind(&mut self, len: usize) {
         self.truncate(len);
     }
 }
 
 impl Rewind for bytes::BytesMut {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn written(&self) -> usize {
         self.len()
     }
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn rewind(&mut self, len: usize) {
         self.truncate(len);
     }

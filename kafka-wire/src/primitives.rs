@@ -5,7 +5,8 @@
 use bytes::BufMut;
 
 /// Bytes an unsigned varint of `v` takes (1 to 5).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 pub const fn uvarint_size(v: u32) -> usize {
     // 1 byte per started group of 7 bits; 0 takes one byte. (9 * bits + 64) / 64 is
     // bits.div_ceil(7) for 1..=64 bits, with a multiply-add and a shift where the division
@@ -16,14 +17,16 @@ pub const fn uvarint_size(v: u32) -> usize {
 }
 
 /// Bytes an unsigned varlong of `v` takes (1 to 10).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 pub const fn uvarlong_size(v: u64) -> usize {
     let bits = 64 - (v | 1).leading_zeros() as usize;
     (9 * bits + 64) / 64
 }
 
 /// Writes an unsigned LEB128 varint.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 pub fn put_uvarint<B: BufMut + ?Sized>(buf: &mut B, v: u32) {
     // The one-byte form (lengths, counts, tags) inline; the rest out of line.
     if v < 0x80 {

@@ -55,7 +55,8 @@ pub struct St {
 impl St {
     /// The context for sizing (no version check: `size` of an unsupported version is never
     /// written).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn new(meta: &'static StructMeta, cx: Cx) -> Self {
         let version = cx.version;
         St {
@@ -72,31 +73,36 @@ impl St {
     /// Fails unless the version is one of the struct's, for writing. (A separate call, not
     /// a `Result<St, _>` from the constructor: returning the context through a large
     /// `Result` cost instructions on every struct written.)
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn enc(self) -> EncRes {
         check_write_version(self.meta.name, self.meta.versions, self.cx.version)
     }
 
     /// Fails unless the version is one of the struct's, for reading.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn dec(self, r: &Reader<'_>) -> DecRes<()> {
         check_read_version(self.meta.name, self.meta.versions, self.cx.version, r)
     }
 
     /// The version.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn v(self) -> Version {
         self.cx.version
     }
 
     /// Whether the struct is in its flexible form (compact, with a tagged section).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn flex(self) -> bool {
         self.cx.compact
     }
 
     /// The same context with null allowed or not.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn null(self, nullable: bool) -> Self {
         St {
             cx: Cx {
@@ -108,7 +114,8 @@ impl St {
     }
 
     /// The same context with a field-level flexible override (strings and bytes only).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn compact(self, compact: bool) -> Self {
         St {
             cx: Cx {
@@ -127,7 +134,8 @@ impl St {
     /// from the narrower stores: a stall of tens of cycles per field that callgrind does not
     /// see (TxnOffsetCommit v0 empty encode: 198 instructions against kafka-protocol's 196,
     /// but 2.4 times its wall time).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn name(self, i: usize) -> &'static str {
         field_name(self.meta, i)
     }
@@ -135,20 +143,23 @@ impl St {
     /// `e` with field `i`'s name added to its path: one out-of-line call on the error path
     /// of each read template, so the per-type templates hold no name lookup, no path push
     /// and no unwinding cleanup between the two (about 15 LLVM lines per field type).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn dec_err(self, e: DecodeError, i: usize) -> DecodeError {
         named_decode_error(e, self.meta, i)
     }
 
     /// Writes a run of adjacent fixed-width fields, `N` bytes in all, with one `put_slice`.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn put_run<const N: usize, T: FixedRun, B: BufMut + ?Sized>(self, v: T, b: &mut B) {
         v.put::<N, B>(b)
     }
 
     /// Reads a run of adjacent fixed-width fields, the first being field `i`, with one bounds
     /// check; a short input is read field by field so the error names the field cut short.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn get_run<T: FixedRun>(self, r: &mut Reader<'_>, i: usize) -> DecRes<T> {
         match r.read_slice_opt(T::WIDTH) {
             Some(s) => Ok(T::take(s)),
@@ -160,7 +171,8 @@ impl St {
     /// how many declared tagged fields will be written. Returns whether the section exists
     /// (the struct is flexible at this version), so the caller writes the entries, unknown
     /// ones among the declared in ascending order ([`RawTags`]).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn put_tags<B: BufMut + ?Sized>(
         self,
         b: &mut B,
@@ -174,7 +186,8 @@ impl St {
     }
 
     /// The tagged section of a struct that declares no tagged field: the unknown ones.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn put_unknown_tags<B: BufMut + ?Sized>(
         self,
         b: &mut B,
@@ -199,7 +212,8 @@ impl St {
 
     /// The size of the tagged section's count and unknown fields, with `known` declared
     /// entries (whose sizes the caller adds).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn tags_size(self, unknown: &UnknownTaggedFields, known: usize) -> usize {
         if self.flex() {
             count_size(unknown.len() + known) + unknown_tagged_size(unknown)
@@ -209,7 +223,8 @@ impl St {
     }
 
     /// Reads the tagged section; `known` reads a declared tag (see [`St::get_tagged`]).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn get_tags(
         self,
         r: &mut Reader<'_>,
@@ -338,7 +353,8 @@ impl<T: Field> Fx for T {
     const NESTED: Option<VersionRange> = T::NESTED_FLEXIBLE;
     const UTF8: bool = T::UTF8_REQUIRED;
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn put<B: BufMut + ?Sized>(&self, s: St, b: &mut B, i: usize) -> EncRes {
         match self.write(b, s.cx) {
             Ok(()) => Ok(()),
@@ -346,12 +362,14 @@ impl<T: Field> Fx for T {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn size_in(&self, s: St) -> usize {
         self.size(s.cx)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn min_in(s: St) -> usize {
         T::min_size(s.cx)
     }
@@ -366,7 +384,8 @@ impl<T: Field> Fx for T {
         T::alloc_ratio(tagged_cx(s.v(), nullable))
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn get(r: &mut Reader<'_>, s: St, i: usize) -> DecRes<Self> {
         match Self::read(r, s.cx) {
             Ok(v) => Ok(v),
@@ -374,7 +393,8 @@ impl<T: Field> Fx for T {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn get_or(r: &mut Reader<'_>, s: St, i: usize, present: bool, default: Self) -> DecRes<Self> {
         if present {
             Self::get(r, s, i)
@@ -383,7 +403,8 @@ impl<T: Field> Fx for T {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn absent(&self, default: Self, s: St, i: usize) -> EncRes
     where
         Self: PartialEq,
@@ -395,7 +416,8 @@ impl<T: Field> Fx for T {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn differs(&self, default: Self) -> bool
     where
         Self: PartialEq,
@@ -464,13 +486,15 @@ macro_rules! fixed {
     ($($t:ty),*) => {$(
         impl Fixed for $t {
             const N: usize = core::mem::size_of::<$t>();
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
+            #[cfg_attr(debug_assertions, inline)]
             fn put(self, out: &mut [u8]) {
                 if let Some(o) = out.first_chunk_mut::<{ core::mem::size_of::<$t>() }>() {
                     *o = self.to_be_bytes();
                 }
             }
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
+            #[cfg_attr(debug_assertions, inline)]
             fn take(b: &[u8]) -> Self {
                 match b.first_chunk::<{ core::mem::size_of::<$t>() }>() {
                     Some(a) => <$t>::from_be_bytes(*a),
@@ -502,7 +526,8 @@ macro_rules! run {
         impl<$($t: Fixed),*> FixedRun for ($($t,)*) {
             const WIDTH: usize = 0 $(+ $t::N)*;
             const WIDTHS: &'static [usize] = &[$($t::N),*];
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
+            #[cfg_attr(debug_assertions, inline)]
             fn put<const N: usize, Buf: BufMut + ?Sized>(self, b: &mut Buf) {
                 let mut out = [0u8; N];
                 let mut at = 0;
@@ -512,7 +537,8 @@ macro_rules! run {
                 )*
                 b.put_slice(out.get(..at).unwrap_or_default());
             }
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
+            #[cfg_attr(debug_assertions, inline)]
             fn take(b: &[u8]) -> Self {
                 let mut at = 0;
                 ($({

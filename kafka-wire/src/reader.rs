@@ -84,7 +84,8 @@ impl<'a> Reader<'a> {
     }
 
     /// Fails with `LimitExceeded` at byte `at` if `value` is above `max`.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub(crate) fn check_limit(
         &self,
         limit: crate::Limit,
@@ -99,19 +100,22 @@ impl<'a> Reader<'a> {
     }
 
     /// The current byte offset from the start of the buffer.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn position(&self) -> usize {
         self.buf.len() - self.rest.len()
     }
 
     /// Bytes left to read.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn remaining(&self) -> usize {
         self.rest.len()
     }
 
     /// Bytes left that no enclosing array's later elements need (see `claimed`).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub(crate) fn unclaimed(&self) -> usize {
         self.rest.len().saturating_sub(self.claimed)
     }
@@ -136,7 +140,8 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads `N` bytes.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn read_array<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
         match self.rest.split_first_chunk::<N>() {
             Some((a, rest)) => {
@@ -148,7 +153,8 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads one byte.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn read_u8(&mut self) -> Result<u8, DecodeError> {
         match self.rest.split_first() {
             Some((&b, rest)) => {
@@ -160,37 +166,44 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads a big-endian `i8`.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn read_i8(&mut self) -> Result<i8, DecodeError> {
         self.read_array().map(i8::from_be_bytes)
     }
     /// Reads a big-endian `i16`.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn read_i16(&mut self) -> Result<i16, DecodeError> {
         self.read_array().map(i16::from_be_bytes)
     }
     /// Reads a big-endian `u16`.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn read_u16(&mut self) -> Result<u16, DecodeError> {
         self.read_array().map(u16::from_be_bytes)
     }
     /// Reads a big-endian `i32`.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn read_i32(&mut self) -> Result<i32, DecodeError> {
         self.read_array().map(i32::from_be_bytes)
     }
     /// Reads a big-endian `u32`.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn read_u32(&mut self) -> Result<u32, DecodeError> {
         self.read_array().map(u32::from_be_bytes)
     }
     /// Reads a big-endian `i64`.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn read_i64(&mut self) -> Result<i64, DecodeError> {
         self.read_array().map(i64::from_be_bytes)
     }
     /// Reads a big-endian IEEE-754 `f64`.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn read_f64(&mut self) -> Result<f64, DecodeError> {
         self.read_array().map(f64::from_be_bytes)
     }
@@ -200,7 +213,8 @@ impl<'a> Reader<'a> {
     /// A 5th byte with the continuation bit set is an error, as in Kafka. Unlike Kafka,
     /// non-minimal forms and bits above bit 31 are errors too, so that whatever decodes
     /// re-encodes to the same bytes.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn read_uvarint(&mut self) -> Result<u32, DecodeError> {
         // Fast path, inlined: the single-byte form is by far the most common (lengths,
         // counts, tags). Everything else is out of line.
@@ -280,7 +294,8 @@ impl<'a> Reader<'a> {
     }
 
     /// Consumes the next byte if it is `b`; leaves the reader unchanged otherwise.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub(crate) fn eat(&mut self, b: u8) -> bool {
         match self.rest.split_first() {
             Some((&x, rest)) if x == b => {
@@ -299,7 +314,8 @@ impl<'a> Reader<'a> {
     /// caller reads the long way. Two-byte prefixes (127 to 16,382 bytes) took the general
     /// varint reader and the slow string path: TxnOffsetCommit v5 1x5000 with 200-byte
     /// metadata decoded in 2.28M instructions, 456 per partition, before this.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub(crate) fn peek_short_compact(&self) -> Option<(&'a [u8], &'a [u8])> {
         match *self.rest {
             [b @ 1..=0x7f, ref rest @ ..] => rest.split_at_checked(usize::from(b) - 1),
@@ -314,7 +330,8 @@ impl<'a> Reader<'a> {
     /// A classic (int16-length) string in the input: its bytes (`None` for the null marker,
     /// -1) and the input after it. Nothing is consumed; `None` for anything else (a short
     /// input, a length below -1 or past the input), which the caller reads the long way.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub(crate) fn peek_classic_str(&self) -> Option<(Option<&'a [u8]>, &'a [u8])> {
         let (len, rest) = self.rest.split_first_chunk::<2>()?;
         match i16::from_be_bytes(*len) {
@@ -327,7 +344,8 @@ impl<'a> Reader<'a> {
     }
 
     /// Moves on to `rest`, a tail of the unread input (from a `peek_*`).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub(crate) fn skip_to(&mut self, rest: &'a [u8]) {
         debug_assert!(rest.len() <= self.rest.len());
         self.rest = rest;
@@ -337,7 +355,8 @@ impl<'a> Reader<'a> {
     /// zero-copy [`Bytes`]. By offsets rather than `Bytes::slice_ref`, which is not inlined
     /// and checks that the slice lies in the buffer (TxnOffsetCommit v5 100x100 with
     /// metadata "m": decode 2.22M -> 2.07M instructions).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub(crate) fn share_before(&self, rest: &[u8], len: usize) -> Bytes {
         let end = self.buf.len().saturating_sub(rest.len());
         self.buf.slice(end.saturating_sub(len)..end)
@@ -346,7 +365,8 @@ impl<'a> Reader<'a> {
     /// The `len` bytes just before `rest` (a tail of the input, from a `peek_*`), copied
     /// inline when they are short and shared ([`Reader::share_before`]) otherwise: a short
     /// value then costs no reference count on the buffer, taking it or dropping it.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub(crate) fn small_before(&self, rest: &[u8], len: usize) -> SmallBytes {
         if len > INLINE_CAP {
             return SmallBytes::Shared(self.share_before(rest, len));
@@ -365,7 +385,8 @@ impl<'a> Reader<'a> {
 
     /// Takes the next `len` bytes as a [`SmallBytes`] (inline when short, else shared), or
     /// `None` (nothing consumed) when fewer are left.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub(crate) fn read_small_opt(&mut self, len: usize) -> Option<SmallBytes> {
         let (_, rest) = self.rest.split_at_checked(len)?;
         let b = self.small_before(rest, len);
@@ -374,7 +395,8 @@ impl<'a> Reader<'a> {
     }
 
     /// Takes the next `len` bytes, or `None` (nothing consumed) when fewer are left.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub(crate) fn read_slice_opt(&mut self, len: usize) -> Option<&'a [u8]> {
         let (s, rest) = self.rest.split_at_checked(len)?;
         self.rest = rest;

@@ -37,7 +37,8 @@ impl SmallBytes {
     };
 
     /// `s` copied inline if it fits, else `None`.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub(crate) fn inline(s: &[u8]) -> Option<Self> {
         let mut data = [0; INLINE_CAP];
         data.get_mut(..s.len())?.copy_from_slice(s);
@@ -49,7 +50,8 @@ impl SmallBytes {
 
     /// The first `len` bytes of `window` (`len <= INLINE_CAP`, which the caller checked),
     /// inline: a copy of a constant size, so a few moves rather than a `memcpy` call.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub(crate) fn inline_prefix(window: &[u8; INLINE_CAP], len: usize) -> Self {
         SmallBytes::Inline {
             len: len as u8,
@@ -63,7 +65,8 @@ impl SmallBytes {
     }
 
     /// The bytes.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub(crate) fn as_slice(&self) -> &[u8] {
         match self {
             SmallBytes::Shared(b) => b,
@@ -72,7 +75,8 @@ impl SmallBytes {
     }
 
     /// The length in bytes.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub(crate) fn len(&self) -> usize {
         match self {
             SmallBytes::Shared(b) => b.len(),
@@ -81,7 +85,8 @@ impl SmallBytes {
     }
 
     /// Whether there are no bytes.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }

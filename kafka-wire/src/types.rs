@@ -71,7 +71,8 @@ impl Str {
     }
 
     /// A decoded string (bytes not checked), stored as the reader chose.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub(crate) const fn from_small(bytes: SmallBytes) -> Self {
         Str(bytes)
     }
@@ -85,7 +86,8 @@ impl Str {
 
     /// Wraps any bytes without checking them, as decoding does: for forwarding a string
     /// that arrived some other way exactly as it came.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub const fn from_wire(bytes: Bytes) -> Self {
         Str(SmallBytes::Shared(bytes))
     }
@@ -116,19 +118,22 @@ impl Str {
 
     /// The length in bytes. Unlike `str::len` through `Deref`, this does not check the
     /// UTF-8 (the codec asks for it on every `size` and `write`).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn len(&self) -> usize {
         self.0.len()
     }
 
     /// Whether the string is empty (without checking the UTF-8).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
     /// The bytes, as the wire carried them (whether or not they are UTF-8).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn as_bytes(&self) -> &[u8] {
         self.0.as_slice()
     }
@@ -411,7 +416,8 @@ pub struct RawTaggedField {
 pub struct UnknownTaggedFields(ManuallyDrop<Vec<RawTaggedField>>);
 
 impl Drop for UnknownTaggedFields {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn drop(&mut self) {
         if self.0.capacity() != 0 {
             drop_raw_fields(&mut self.0);

@@ -322,7 +322,8 @@ impl Drop for Sink<'_> {
 }
 
 /// Whether `buf` is the head of the vectored encode running on this thread.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 pub(crate) fn is_target<B: ?Sized>(buf: &B) -> bool {
     TARGET.try_with(Cell::get).unwrap_or(0) == address(buf)
 }

@@ -35,7 +35,8 @@ impl VersionRange {
     }
 
     /// Whether `version` is in the range.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub const fn contains(self, version: Version) -> bool {
         version >= self.min && version <= self.max
     }

@@ -14,7 +14,8 @@ use crate::types::{RawTaggedField, UnknownTaggedFields};
 use crate::{Reader, Version};
 
 /// The context of a tagged field's payload: always compact.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 pub const fn tagged_cx(version: Version, nullable: bool) -> Cx {
     Cx {
         version,
@@ -98,7 +99,8 @@ pub fn check_unknown_tagged(
 /// declared ones. Returns whether the section exists, so the caller writes its entries:
 /// each declared field after [`RawTags::put_below`] its tag, then [`RawTags::put_rest`].
 /// Nothing is written on error.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 pub fn put_section_start<B: BufMut + ?Sized>(
     buf: &mut B,
     unknown: &UnknownTaggedFields,
@@ -125,7 +127,8 @@ pub struct RawTags<'a> {
 
 impl<'a> RawTags<'a> {
     /// A writer over the struct's unknown tagged fields, none written yet.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn new(unknown: &'a UnknownTaggedFields) -> Self {
         RawTags {
             rest: unknown.as_slice(),
@@ -134,7 +137,8 @@ impl<'a> RawTags<'a> {
 
     /// Writes the unknown fields not yet written whose tag is below `tag`, the next
     /// declared tag.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn put_below<B: BufMut + ?Sized>(&mut self, buf: &mut B, tag: u32) {
         while let Some((f, rest)) = self.rest.split_first() {
             if f.tag >= tag {
@@ -146,7 +150,8 @@ impl<'a> RawTags<'a> {
     }
 
     /// Writes the unknown fields not yet written.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn put_rest<B: BufMut + ?Sized>(self, buf: &mut B) {
         for f in self.rest {
             put_raw(buf, f);
@@ -172,13 +177,15 @@ pub fn unknown_tagged_size(unknown: &UnknownTaggedFields) -> usize {
 }
 
 /// Writes a tagged-section count.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 pub fn put_count<B: BufMut + ?Sized>(buf: &mut B, n: usize) {
     put_uvarint(buf, n as u32);
 }
 
 /// The size of a tagged-section count.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 pub fn count_size(n: usize) -> usize {
     // Nearly always one byte: a predicted branch, not the varint size formula's chain.
     if n < 0x80 {
@@ -199,7 +206,8 @@ pub struct TagField {
 
 impl TagField {
     /// Field `index` of the struct `meta` describes.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub const fn new(meta: &'static StructMeta, index: usize) -> Self {
         TagField { meta, index }
     }
@@ -268,7 +276,8 @@ struct Typed<'u, 'k, 'f> {
 }
 
 impl Entries for Typed<'_, '_, '_> {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn known(&mut self, tag: u32, r: &mut Reader<'_>) -> Result<Option<TagField>, DecodeError> {
         (self.known)(tag, r)
     }
@@ -288,7 +297,8 @@ impl Entries for Typed<'_, '_, '_> {
 /// Reads a tagged-field section for generated code. `known` reads a declared tag and returns
 /// the Rust name of its field (for error paths), or `None` for a tag the struct does not
 /// declare, which is kept in `unknown`.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 pub fn read_tagged_section(
     r: &mut Reader<'_>,
     unknown: &mut UnknownTaggedFields,

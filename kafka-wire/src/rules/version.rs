@@ -7,7 +7,8 @@ use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::{Reader, Version, VersionRange};
 
 /// Fails unless `version` is one of the struct's.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 pub fn check_write_version(
     name: &'static str,
     versions: VersionRange,
@@ -24,7 +25,8 @@ pub fn check_write_version(
 }
 
 /// Fails unless `version` is one of the struct's.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 pub fn check_read_version(
     name: &'static str,
     versions: VersionRange,
