@@ -51,8 +51,9 @@ impl Cx {
 }
 
 /// The argument of [`Field`]'s hidden methods (`read_array_at_once`, `read_discard`,
-/// `size_array_at_once`): only this crate can make one, so only it calls them, and a user's
-/// `impl Field` cannot override one by accident: the override would have to name this type,
+/// `size_array_at_once`) and of [`EncodeBuf`](crate::EncodeBuf)'s (`as_vec`, `with_vec`):
+/// only this crate can make one, so only it calls them, and a user's `impl Field` or `impl
+/// EncodeBuf` cannot override one by accident: the override would have to name this type,
 /// which lives in the private module only generated code uses. Implementation detail of the
 /// derive, not public API.
 #[doc(hidden)]

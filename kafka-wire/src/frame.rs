@@ -9,6 +9,7 @@ use std::io;
 use bytes::{BufMut, Bytes};
 
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
+use crate::field::Sealed;
 use crate::header::{RequestHeader, ResponseHeader};
 use crate::message::{ApiMessage, KafkaMessage};
 use crate::meta::{ApiKind, StructMeta};
@@ -414,9 +415,9 @@ pub fn put_frame<B: crate::EncodeBuf + ?Sized>(
         }
         res
     };
-    let res = match buf.as_vec() {
+    let res = match buf.as_vec(Sealed::TOKEN) {
         Some(out) => in_place(out),
-        None => match buf.with_vec(&mut in_place) {
+        None => match buf.with_vec(&mut in_place, Sealed::TOKEN) {
             Some(res) => res,
             None => crate::put_staged(buf, in_place),
         },

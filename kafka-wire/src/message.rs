@@ -5,7 +5,7 @@ use core::cell::RefCell;
 use bytes::{BufMut, Bytes};
 
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
-use crate::field::{Cx, Field};
+use crate::field::{Cx, Field, Sealed};
 use crate::meta::{ApiKind, StructMeta};
 use crate::vectored::Vectored;
 use crate::{Reader, Version, VersionRange};
@@ -35,7 +35,7 @@ pub trait KafkaMessage: Field + Default {
         buf: &mut B,
         version: Version,
     ) -> Result<(), EncodeError> {
-        match buf.as_vec() {
+        match buf.as_vec(Sealed::TOKEN) {
             Some(out) => write_in_place(self, out, version),
             // Through a trait object: the struct's `write` is compiled for `Vec<u8>` only,
             // whatever buffers a program encodes into.
@@ -206,7 +206,7 @@ fn put_staged_message<B: EncodeBuf + ?Sized>(
     version: Version,
 ) -> Result<(), EncodeError> {
     let mut write = |s: &mut Vec<u8>| m.encode_vec(s, version);
-    match buf.with_vec(&mut write) {
+    match buf.with_vec(&mut write, Sealed::TOKEN) {
         Some(res) => res,
         None => stage_into(buf, &mut write),
     }
@@ -267,22 +267,25 @@ fn staged_to_vec(m: &dyn EncodeVec, version: Version) -> Result<Vec<u8>, EncodeE
 )]
 pub trait EncodeBuf: BufMut {
     /// Implementation detail, hidden: the buffer as a `Vec<u8>` to write in place, or `None`
-    /// (the default).
+    /// (the default). Sealed (the token only this crate makes): a user's `impl EncodeBuf`
+    /// cannot override it.
     #[doc(hidden)]
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    fn as_vec(&mut self) -> Option<&mut Vec<u8>> {
+    fn as_vec(&mut self, _: Sealed) -> Option<&mut Vec<u8>> {
         None
     }
 
     /// Implementation detail, hidden: runs `write` on the buffer's own storage lent as a
-    /// `Vec<u8>` when that costs no copy, or `None` (the default: staged).
+    /// `Vec<u8>` when that costs no copy, or `None` (the default: staged). Sealed, as
+    /// `as_vec`.
     #[doc(hidden)]
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
     fn with_vec(
         &mut self,
         write: &mut dyn FnMut(&mut Vec<u8>) -> Result<(), EncodeError>,
+        _: Sealed,
     ) -> Option<Result<(), EncodeError>> {
         let _ = write;
         None
@@ -292,7 +295,7 @@ pub trait EncodeBuf: BufMut {
 impl EncodeBuf for Vec<u8> {
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    fn as_vec(&mut self) -> Option<&mut Vec<u8>> {
+    fn as_vec(&mut self, _: Sealed) -> Option<&mut Vec<u8>> {
         Some(self)
     }
 }
@@ -313,6 +316,7 @@ impl EncodeBuf for bytes::BytesMut {
     fn with_vec(
         &mut self,
         write: &mut dyn FnMut(&mut Vec<u8>) -> Result<(), EncodeError>,
+        _: Sealed,
     ) -> Option<Result<(), EncodeError>> {
         if !self.is_empty() || self.capacity() < IN_PLACE_MIN {
             return None;
@@ -341,16 +345,17 @@ macro_rules! forward_encode_buf {
         impl<T: EncodeBuf + ?Sized> EncodeBuf for $ptr {
             #[cfg_attr(not(debug_assertions), inline(always))]
             #[cfg_attr(debug_assertions, inline)]
-            fn as_vec(&mut self) -> Option<&mut Vec<u8>> {
-                (**self).as_vec()
+            fn as_vec(&mut self, token: Sealed) -> Option<&mut Vec<u8>> {
+                (**self).as_vec(token)
             }
             #[cfg_attr(not(debug_assertions), inline(always))]
             #[cfg_attr(debug_assertions, inline)]
             fn with_vec(
                 &mut self,
                 write: &mut dyn FnMut(&mut Vec<u8>) -> Result<(), EncodeError>,
+                token: Sealed,
             ) -> Option<Result<(), EncodeError>> {
-                (**self).with_vec(write)
+                (**self).with_vec(write, token)
             }
         }
     )*};
