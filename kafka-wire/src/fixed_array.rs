@@ -332,13 +332,16 @@ impl<T: FixedWidth> Field for FixedArray<T> {
 
     #[inline]
     fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
-        put_len(buf, Prefix::I32, self.len(), cx.compact)?;
-        buf.put_slice(self.raw.as_slice());
+        // The storage is matched once, not once per use.
+        let raw = self.raw.as_slice();
+        put_len(buf, Prefix::I32, raw.len() / T::WIDTH, cx.compact)?;
+        buf.put_slice(raw);
         Ok(())
     }
     #[inline]
     fn size(&self, cx: Cx) -> usize {
-        prefix_size(Prefix::I32, Some(self.len()), cx.compact) + self.raw.len()
+        let n = self.raw.len();
+        prefix_size(Prefix::I32, Some(n / T::WIDTH), cx.compact) + n
     }
     #[inline]
     fn read(r: &mut Reader<'_>, cx: Cx) -> Result<Self, DecodeError> {

@@ -1,5 +1,5 @@
-//! [`SmallBytes`]: the storage of [`Str`](crate::Str) and [`FixedArray`](crate::FixedArray),
-//! short values inline and longer ones shared with the buffer they were decoded from.
+//! [`SmallBytes`]: the storage of [`FixedArray`](crate::FixedArray), short values inline and
+//! longer ones shared with the buffer they were decoded from.
 
 use core::{cmp::Ordering, hash::Hash};
 
@@ -14,9 +14,10 @@ pub(crate) const INLINE_CAP: usize = 23;
 ///
 /// Why: a shared [`Bytes`] costs an atomic increment of the buffer's reference count when
 /// taken and an atomic decrement, through the vtable, when dropped. For the many short
-/// strings and integer arrays of a decoded message (topic names, replica lists, one-byte
-/// metadata) that pair cost more than the decode itself; copying up to 23 bytes costs a few
-/// moves, and dropping an inline value nothing.
+/// integer arrays of a decoded message (replica and ISR lists) that pair cost more than the
+/// decode itself; copying up to 23 bytes costs a few moves, and dropping an inline value
+/// nothing. (`Str` keeps a plain `Bytes`: held in this enum, strings decoded slower,
+/// measured; see its documentation.)
 ///
 /// Whether a value is inline is not an invariant (a short [`Bytes`] handed in stays shared):
 /// equality, ordering and hashing follow the bytes only.
@@ -60,6 +61,7 @@ impl SmallBytes {
     }
 
     /// `s` copied: inline if it fits, else into a new allocation.
+    #[cfg(test)]
     pub(crate) fn copy_from_slice(s: &[u8]) -> Self {
         Self::inline(s).unwrap_or_else(|| SmallBytes::Shared(Bytes::copy_from_slice(s)))
     }
@@ -96,15 +98,6 @@ impl SmallBytes {
         match self {
             SmallBytes::Shared(b) => b,
             inline => Bytes::copy_from_slice(inline.as_slice()),
-        }
-    }
-
-    /// The bytes as a `Vec`: no copy when shared and the buffer is unique and whole
-    /// (`Bytes`' own conversion decides).
-    pub(crate) fn into_vec(self) -> Vec<u8> {
-        match self {
-            SmallBytes::Shared(b) => Vec::from(b),
-            inline => inline.as_slice().to_vec(),
         }
     }
 }
@@ -159,10 +152,9 @@ mod tests {
         // The whole point: inline storage must not make strings and arrays bigger.
         assert_eq!(size_of::<SmallBytes>(), size_of::<Bytes>());
         assert_eq!(size_of::<SmallBytes>(), 32);
-        assert_eq!(size_of::<crate::Str>(), 32);
         assert_eq!(size_of::<crate::FixedArray<i32>>(), 32);
         // The one niche (a null vtable) tells the variants apart, so an `Option` needs a
-        // tag of its own: 8 bytes more than `Option<Bytes>` for a nullable string.
+        // tag of its own: 8 bytes more than `Option<Bytes>`.
         assert_eq!(size_of::<Option<SmallBytes>>(), 40);
     }
 
@@ -181,7 +173,6 @@ mod tests {
             assert_eq!(copied.as_slice(), s);
             assert_eq!(copied.len(), s.len());
             assert_eq!(copied.clone().into_bytes(), s);
-            assert_eq!(copied.into_vec(), s);
             use core::hash::{BuildHasher, BuildHasherDefault};
             let h = BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default();
             assert_eq!(h.hash_one(&shared), h.hash_one(s));
