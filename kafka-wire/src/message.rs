@@ -104,8 +104,8 @@ pub trait KafkaMessage: Field + Default {
 
     /// Reads the struct at `version` from the whole of `buf`; bytes left over are an error.
     ///
-    /// Bytes, and strings and integer arrays over 23 bytes, in the result share `buf` (no
-    /// copy); shorter ones are copied into the value (no allocation either way).
+    /// Strings, bytes, and integer arrays over 23 bytes, in the result share `buf` (no
+    /// copy); shorter integer arrays are copied into the value (no allocation either way).
     fn decode_exact(buf: &Bytes, version: Version) -> Result<Self, DecodeError> {
         let mut r = Reader::new(buf);
         let v = Self::decode(&mut r, version)?;
