@@ -115,10 +115,10 @@ pub trait Field: Sized {
     /// An array rejects, before reserving anything, a count whose elements could not fit in
     /// the bytes left at this size each, and reserves exactly the count otherwise: this is
     /// what ties a decode's memory to the input (see [`alloc_ratio`](Self::alloc_ratio)). It
-    /// must never exceed what `read` consumes, or valid input would be rejected (an array
-    /// of such elements that the input holds at their real size but not at this one fails
-    /// `KafkaMessage::decode` with `InvalidValue`); the default, 0, is always safe, only
-    /// looser.
+    /// must never exceed what `read` consumes: valid input would be rejected, and an array
+    /// of such elements that the input holds at their real size but not at this one may
+    /// decode with fewer elements than its count (a logic error in the `impl`, never a
+    /// panic or unbounded memory). The default, 0, is always safe, only looser.
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
     fn min_size(cx: Cx) -> usize {
@@ -1321,7 +1321,6 @@ fn read_dropped(
     saved: usize,
     read: fn(&mut Reader<'_>, Cx, Sealed) -> Result<(), DecodeError>,
 ) -> Result<(), DecodeError> {
-    let at = r.position();
     for i in cap..n {
         r.claimed = usize::MAX;
         if let Err(e) = read(r, ecx, Sealed::TOKEN) {
@@ -1330,10 +1329,6 @@ fn read_dropped(
         }
     }
     r.claimed = saved;
-    // Every dropped element decoded: either they took bytes the enclosing arrays' later
-    // elements need, which then fail, or some `min_size` is larger than what its `read`
-    // takes and the array is short. `KafkaMessage::decode` tells the two apart.
-    r.short_array = r.short_array.min(at);
     Ok(())
 }
 

@@ -94,10 +94,8 @@ pub trait KafkaMessage: Field + Default {
 
     /// Reads the struct at `version` from the reader's position.
     fn decode(r: &mut Reader<'_>, version: Version) -> Result<Self, DecodeError> {
-        r.short_array = usize::MAX;
         match Self::read(r, Cx::new(version)) {
-            Ok(v) if r.short_array == usize::MAX => Ok(v),
-            Ok(_) => Err(rooted(short_array(r), Self::META)),
+            Ok(v) => Ok(v),
             Err(e) => Err(rooted(e, Self::META)),
         }
     }
@@ -134,20 +132,6 @@ pub trait KafkaMessage: Field + Default {
 #[inline(never)]
 fn rooted(e: DecodeError, meta: &'static StructMeta) -> DecodeError {
     e.in_root(meta.name)
-}
-
-/// The error of a decode that read an array's elements past what their `min_size` let the
-/// input hold, and found them all there (see `Reader::short_array`): keeping only the
-/// elements reserved for would return the array short.
-#[cold]
-#[inline(never)]
-fn short_array(r: &Reader<'_>) -> DecodeError {
-    DecodeError::new(
-        DecodeErrorKind::InvalidValue(
-            "array elements took fewer bytes than their type's Field::min_size says",
-        ),
-        r.short_array,
-    )
 }
 
 /// Fails with `BufferTooSmall` unless `buf` has room for `needed` more bytes: `BufMut`'s

@@ -32,11 +32,6 @@ pub struct Reader<'a> {
     /// own elements' minimum against what is left after these, so nested counts cannot all
     /// claim the same bytes.
     pub(crate) claimed: usize,
-    /// The offset of the first array element that was read without being kept and decoded
-    /// (`usize::MAX`: none; see `field::read_dropped`). With honest `Field::min_size`s such an
-    /// array always makes the decode fail further on, so a decode that succeeds with this set
-    /// met an overstated `min_size`, and fails instead of returning the array short.
-    pub(crate) short_array: usize,
     /// The configured limits (see [`DecodeLimits`]).
     pub(crate) limits: &'a DecodeLimits,
 }
@@ -48,7 +43,6 @@ impl<'a> Reader<'a> {
             buf,
             rest: buf.as_ref(),
             claimed: 0,
-            short_array: usize::MAX,
             limits: &DecodeLimits::DEFAULT,
         }
     }
@@ -60,7 +54,6 @@ impl<'a> Reader<'a> {
             buf,
             rest: data.get(pos..).unwrap_or_default(),
             claimed: 0,
-            short_array: usize::MAX,
             limits: &DecodeLimits::DEFAULT,
         }
     }
