@@ -120,8 +120,7 @@ impl<T: FixedWidth> FixedArray<T> {
         })
     }
 
-    /// An array of `items`: their big-endian bytes, built in one allocation and kept
-    /// inline instead when they fit in 23 bytes, as a decoded array of that length is.
+    /// An array of `items` (one allocation, the values' big-endian bytes).
     pub fn from_slice(items: &[T]) -> Self {
         items.iter().copied().collect()
     }
@@ -231,7 +230,7 @@ impl<T: FixedWidth> FromIterator<T> for FixedArray<T> {
             x.put_be(&mut raw);
         }
         FixedArray {
-            raw: SmallBytes::from_vec(raw),
+            raw: SmallBytes::Shared(Bytes::from(raw)),
             _t: PhantomData,
         }
     }

@@ -60,12 +60,6 @@ impl SmallBytes {
         }
     }
 
-    /// `v` inline if it fits (its allocation is then freed), else shared without a copy:
-    /// an array built from values is stored as a decoded one of the same length is.
-    pub(crate) fn from_vec(v: Vec<u8>) -> Self {
-        Self::inline(&v).unwrap_or_else(|| SmallBytes::Shared(Bytes::from(v)))
-    }
-
     /// `s` copied: inline if it fits, else into a new allocation.
     #[cfg(test)]
     pub(crate) fn copy_from_slice(s: &[u8]) -> Self {
@@ -162,16 +156,6 @@ mod tests {
         // The one niche (a null vtable) tells the variants apart, so an `Option` needs a
         // tag of its own: 8 bytes more than `Option<Bytes>`.
         assert_eq!(size_of::<Option<SmallBytes>>(), 40);
-    }
-
-    #[test]
-    fn from_vec_keeps_short_values_inline() {
-        for len in [0, 1, INLINE_CAP, INLINE_CAP + 1, 100] {
-            let v: Vec<u8> = (0..len as u8).collect();
-            let b = SmallBytes::from_vec(v.clone());
-            assert_eq!(matches!(b, SmallBytes::Inline { .. }), len <= INLINE_CAP);
-            assert_eq!(b.as_slice(), &v[..]);
-        }
     }
 
     #[test]
