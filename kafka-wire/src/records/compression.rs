@@ -39,6 +39,9 @@ fn io_err(e: std::io::Error) -> CodecError {
 /// record set of many zstd batches (a Fetch response) sets one up once instead of per batch.
 /// At most one context per reader, dropped with the reader and the last of its batches; a
 /// batch decompressed while another holds the context (on another thread) makes its own.
+/// A context that grew past [`ZSTD_KEEP_MAX`] (a streamed frame declaring a wide window) is
+/// dropped after its batch instead of kept, so what a reader holds between batches is
+/// bounded by that, not by the widest window the decoder accepts.
 #[derive(Clone, Default)]
 pub(crate) struct Contexts {
     #[cfg(feature = "zstd")]
@@ -439,6 +442,14 @@ fn lz4_compress(input: &[u8], magic: i8) -> Result<Vec<u8>, CodecError> {
 #[cfg(feature = "zstd")]
 const ZSTD_WINDOW_LOG_MAX: u32 = 27;
 
+/// The most memory (libzstd's own count, `ZSTD_sizeof_DCtx`: the context, its input block
+/// buffer and its window buffer) a reader's shared zstd context keeps between batches: room
+/// for the streaming buffers of windows up to 4 MiB and a little over (Java's producer writes
+/// level 3 streams with a 2 MiB window: 2.4 MiB kept). A streamed frame with a wider window
+/// (up to [`ZSTD_WINDOW_LOG_MAX`]) is still decoded, with the context dropped afterwards.
+#[cfg(feature = "zstd")]
+const ZSTD_KEEP_MAX: usize = 8 << 20;
+
 /// The most bytes a zstd frame can decode to per byte of input: an RLE block is a 3-byte
 /// header and 1 byte for up to 128 KiB.
 #[cfg(feature = "zstd")]
@@ -459,7 +470,13 @@ fn zstd_decompress(input: &[u8], limit: usize, ctx: &Contexts) -> Result<Vec<u8>
             Some(dctx) => dctx,
             None => slot.insert(zstd_context()?),
         };
-        return zstd_decompress_with(dctx, input, limit);
+        let out = zstd_decompress_with(dctx, input, limit);
+        // libzstd keeps a streamed frame's window buffer for the next frame: kept only up to
+        // the bound, so one batch declaring a 128 MiB window does not pin it to the reader.
+        if dctx.sizeof() > ZSTD_KEEP_MAX {
+            *slot = None;
+        }
+        return out;
     }
     zstd_decompress_with(&mut zstd_context()?, input, limit)
 }
@@ -539,4 +556,90 @@ fn zstd_one_shot_size(input: &[u8], limit: usize) -> Option<usize> {
 fn zstd_compress(input: &[u8], level: Option<i32>) -> Result<Vec<u8>, CodecError> {
     // Kafka's default level is 3; no checksum, no dictionary.
     zstd::bulk::compress(input, level.unwrap_or(3)).map_err(io_err)
+}
+
+#[cfg(all(test, feature = "zstd"))]
+mod tests {
+    use super::*;
+
+    const MIB: usize = 1 << 20;
+
+    /// A zstd frame as a streaming compressor writes it (no declared content size, so the
+    /// decoder sizes its buffers from the window alone): window 2^`window_log`, `data` in raw
+    /// blocks of at most 128 KiB.
+    fn streamed(window_log: u8, data: &[u8]) -> Vec<u8> {
+        // Magic; frame header descriptor 0 (no content size, not a single segment, no
+        // checksum); window descriptor: exponent `window_log - 10`, mantissa 0.
+        let mut f = vec![0x28, 0xb5, 0x2f, 0xfd, 0x00, (window_log - 10) << 3];
+        // An empty frame still has one (empty, last) block.
+        let mut blocks = data.chunks(128 * 1024).peekable();
+        if data.is_empty() {
+            f.extend_from_slice(&[1, 0, 0]);
+        }
+        while let Some(b) = blocks.next() {
+            let last = u32::from(blocks.peek().is_none());
+            let h = ((b.len() as u32) << 3) | last; // raw block
+            f.extend_from_slice(&h.to_le_bytes()[..3]);
+            f.extend_from_slice(b);
+        }
+        f
+    }
+
+    /// What the reader's slot holds between batches: the context's size, if one is kept.
+    fn kept(ctx: &Contexts) -> Option<usize> {
+        let slot = ctx.zstd.as_ref()?.lock().ok()?;
+        slot.as_ref().map(|d| d.sizeof())
+    }
+
+    /// A reader's shared zstd context keeps at most `ZSTD_KEEP_MAX` between batches, whatever
+    /// window the frames declared: after the widest window the decoder accepts (2^27), at a
+    /// batch's realistic size (1 MiB of records) and as a 12-byte frame, the big context is
+    /// dropped; after a frame like Java's (2 MiB window) it is kept for the next batch.
+    #[test]
+    fn shared_zstd_context_is_bounded() {
+        let data: Vec<u8> = b"record 17 of the zstd bound; "
+            .iter()
+            .copied()
+            .cycle()
+            .take(MIB)
+            .collect();
+        let limit = crate::DEFAULT_MAX_DECOMPRESSED_BATCH;
+        let mut reader = Contexts::default();
+        let ctx = reader.for_batch(Some(Compression::Zstd));
+        let run = |frame: &[u8]| decompress(Compression::Zstd, frame, 2, limit, &ctx);
+
+        // Java's shape: kept, and big enough to hold its window (so kept() measures buffers).
+        assert_eq!(run(&streamed(21, &data)).unwrap(), data);
+        let java = kept(&ctx).expect("a 2 MiB-window context is kept");
+        assert!((2 * MIB..=ZSTD_KEEP_MAX).contains(&java), "{java}");
+
+        // The worst input: the widest window accepted. A context decoding it on its own
+        // holds the whole window (so this is the input the bound is about)...
+        let worst = streamed(27, &data);
+        let mut own = zstd_context().unwrap();
+        assert_eq!(zstd_decompress_with(&mut own, &worst, limit).unwrap(), data);
+        assert!(own.sizeof() > 1 << 27, "{}", own.sizeof());
+        drop(own);
+        // ... and through the reader's slot it decodes the same, with nothing over the bound
+        // kept: at 1 MiB of records and as a frame of one empty block.
+        assert_eq!(run(&worst).unwrap(), data);
+        assert_eq!(kept(&ctx), None);
+        let tiny = streamed(27, b"");
+        assert!(tiny.len() <= 12);
+        assert_eq!(run(&tiny).unwrap(), b"");
+        assert_eq!(kept(&ctx), None);
+        // A wider window is refused, as by Java's reader; nothing is kept over the bound.
+        assert!(run(&streamed(28, b"x")).is_err());
+        assert!(kept(&ctx).is_none_or(|k| k <= ZSTD_KEEP_MAX));
+        // The worst window stopped at the limit (a bomb): refused and not kept either.
+        let bomb = streamed(27, &vec![0u8; 3 * MIB]);
+        assert!(matches!(
+            decompress(Compression::Zstd, &bomb, 2, MIB, &ctx),
+            Err(CodecError::TooLarge)
+        ));
+        assert!(kept(&ctx).is_none_or(|k| k <= ZSTD_KEEP_MAX));
+        // After those, the next ordinary batch gets a context again and keeps it.
+        assert_eq!(run(&streamed(21, &data)).unwrap(), data);
+        assert!(kept(&ctx).is_some_and(|k| k <= ZSTD_KEEP_MAX));
+    }
 }

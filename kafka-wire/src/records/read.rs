@@ -27,6 +27,14 @@ macro_rules! be {
 /// entry that is merely incomplete at the end (as a Fetch response may end) ends the
 /// iteration quietly and is reported by [`truncated`](Self::truncated). After an error the
 /// iterator ends.
+///
+/// Memory: a batch decompresses to at most [`ReadOptions::max_decompressed_size`] bytes. A
+/// zstd batch written as a stream (no declared size, as Java's producer writes them) also
+/// needs libzstd's window buffer, sized from the window its frame declares: at most 128 MiB
+/// plus 384 KiB of address space (wider windows are refused, as by Java's reader), filled only
+/// as far as the output reaches. The reader shares one zstd context among its batches, and
+/// keeps it between batches only while it holds at most 8 MiB (2.6 MiB after a 2 MiB window,
+/// Java's level-3 default); a larger one is dropped after its batch.
 #[derive(Debug, Clone)]
 pub struct Batches {
     input: Bytes,
