@@ -189,3 +189,79 @@ pub fn check_records(w: &RecordsWorkload, codec: Compression) -> (Bytes, Bytes) 
     );
     (a, b)
 }
+
+/// A Produce v8 request frame (size, header, one topic of one partition) carrying the
+/// workload's batch, uncompressed, written by kafka-wire into `out` (reused): the request
+/// encoded with an empty records field, then the batch built in place after it
+/// (`BatchBuilder::ending_frame`), so the batch is never copied.
+pub fn produce_ours(w: &RecordsWorkload, out: &mut Vec<u8>) {
+    use kafka_wire_messages::{PartitionProduceData, ProduceRequest, TopicProduceData};
+    let request = ProduceRequest {
+        acks: -1,
+        timeout_ms: 30_000,
+        topic_data: vec![TopicProduceData {
+            name: "records-bench".into(),
+            partition_data: vec![PartitionProduceData {
+                index: 0,
+                records: Some(kafka_wire::Records::default()),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    let header = kafka_wire::RequestHeader::new(0, 8, 1, Some("bench".into()));
+    let mut buf = std::mem::take(out);
+    buf.clear();
+    kafka_wire::frame::encode_request(&mut buf, &header, &request).expect("encode");
+    let mut b = BatchBuilder::ending_frame(0, buf).expect("a frame ending in its records");
+    b.partition_leader_epoch(-1);
+    for (ts, k, v) in &w.records {
+        b.append(*ts, k.as_deref(), v.as_deref(), &[]);
+    }
+    *out = b.build_vec().expect("build");
+}
+
+/// The same frame by kafka-protocol: the batch encoded into `batch` (reused), then the
+/// request, which copies it, into `out` (cleared first).
+pub fn produce_theirs(w: &RecordsWorkload, batch: &mut BytesMut, out: &mut BytesMut) {
+    use bytes::BufMut;
+    use kafka_protocol::messages::produce_request::{PartitionProduceData, TopicProduceData};
+    use kafka_protocol::messages::{ProduceRequest, RequestHeader, TopicName};
+    use kafka_protocol::protocol::Encodable;
+    batch.clear();
+    let opts = kp::RecordEncodeOptions {
+        version: 2,
+        compression: kp::Compression::None,
+    };
+    kp::RecordBatchEncoder::encode(batch, &w.theirs, &opts).expect("encode");
+    let records = batch.split().freeze();
+    let request = ProduceRequest::default()
+        .with_acks(-1)
+        .with_timeout_ms(30_000)
+        .with_topic_data(vec![TopicProduceData::default()
+            .with_name(TopicName(StrBytes::from_static_str("records-bench")))
+            .with_partition_data(vec![PartitionProduceData::default()
+                .with_index(0)
+                .with_records(Some(records))])]);
+    let header = RequestHeader::default()
+        .with_request_api_key(0)
+        .with_request_api_version(8)
+        .with_correlation_id(1)
+        .with_client_id(Some(StrBytes::from_static_str("bench")));
+    out.clear();
+    out.put_i32(0);
+    header.encode(out, 1).expect("header");
+    request.encode(out, 8).expect("request");
+    let size = (out.len() - 4) as i32;
+    out[..4].copy_from_slice(&size.to_be_bytes());
+}
+
+/// Both libraries' Produce frames of `w`, asserted byte for byte identical.
+pub fn check_produce(w: &RecordsWorkload) {
+    let mut ours = Vec::new();
+    produce_ours(w, &mut ours);
+    let (mut batch, mut theirs) = (BytesMut::new(), BytesMut::new());
+    produce_theirs(w, &mut batch, &mut theirs);
+    assert!(ours == theirs[..], "the Produce frames differ");
+}

@@ -75,3 +75,10 @@ fn seed_frames_have_the_pages_sizes() {
     let f = request_frame_ours(p.ours.clone(), p.version);
     assert_eq!(f, request_frame_theirs(&p.theirs, p.version));
 }
+
+/// The records benchmark's Produce row: our frame with the batch built in place at its end
+/// and kafka-protocol's (batch encoded, then copied into the request) are the same bytes.
+#[test]
+fn produce_in_place_frame_matches_kafka_protocol() {
+    kafka_wire_bench::records::check_produce(&kafka_wire_bench::records::large_records());
+}

@@ -661,6 +661,116 @@ mod versus_kafka_protocol {
         want.to_vec()
     }
 
+    /// A Produce request v3-v8 whose last partition's batch is built in place at the end of
+    /// the encoded frame (`BatchBuilder::ending_frame`): kafka-protocol reads the frame's
+    /// size, header and request, and its record decoder reads both partitions' batches to the
+    /// records appended (long values through the fused CRC path, short ones beside them). An
+    /// empty batch leaves the frame as encoded; frames not ending in an empty records field
+    /// are refused.
+    #[test]
+    fn produce_frame_with_the_batch_built_in_place() {
+        use kafka_protocol::protocol::Decodable;
+        use kafka_wire::frame;
+        use kafka_wire::{Records, RequestHeader};
+        use kafka_wire_messages::{PartitionProduceData, ProduceRequest, TopicProduceData};
+
+        let value = |i: usize| -> Vec<u8> { (0..100 + i * 37).map(|j| (j ^ i) as u8).collect() };
+        let mut apart = BatchBuilder::new(0);
+        apart.append(1_700_000_000_000, Some(b"first"), Some(b"apart"), &[]);
+        let apart = apart.build().unwrap();
+        let request = |last: Option<Records>| ProduceRequest {
+            transactional_id: Some("txn-1".into()),
+            acks: -1,
+            timeout_ms: 30_000,
+            topic_data: vec![TopicProduceData {
+                name: "orders".into(),
+                partition_data: vec![
+                    PartitionProduceData {
+                        index: 0,
+                        records: Some(Records(apart.clone())),
+                        ..Default::default()
+                    },
+                    PartitionProduceData {
+                        index: 1,
+                        records: last,
+                        ..Default::default()
+                    },
+                ],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        for version in 3..=8i16 {
+            let header = RequestHeader::new(0, version, 77, Some("producer-1".into()));
+            let mut prefix = Vec::new();
+            frame::encode_request(&mut prefix, &header, &request(Some(Records::default())))
+                .unwrap();
+            let mut b = BatchBuilder::ending_frame(500, prefix.clone()).unwrap();
+            b.producer(9, 0, 500);
+            for i in 0..40 {
+                let key = format!("key-{i}");
+                b.append(
+                    1_700_000_000_000 + i as i64,
+                    Some(key.as_bytes()),
+                    Some(&value(i)),
+                    &[],
+                );
+            }
+            let frame_bytes = b.build_vec().unwrap();
+            assert_eq!(
+                &frame_bytes[4..prefix.len() - 4],
+                &prefix[4..prefix.len() - 4]
+            );
+            // kafka-protocol reads it.
+            let mut buf = Bytes::from(frame_bytes.clone());
+            let size = bytes::Buf::get_i32(&mut buf);
+            assert_eq!(size as usize, buf.len(), "v{version}");
+            let h = kafka_protocol::messages::RequestHeader::decode(&mut buf, 1).unwrap();
+            assert_eq!((h.request_api_version, h.correlation_id), (version, 77));
+            let req = kafka_protocol::messages::ProduceRequest::decode(&mut buf, version).unwrap();
+            assert!(buf.is_empty(), "v{version}: {} bytes left", buf.len());
+            assert_eq!(req.acks, -1);
+            let parts = &req.topic_data[0].partition_data;
+            let read = |r: &Option<Bytes>| {
+                let mut r = r.clone().unwrap();
+                kp::RecordBatchDecoder::decode(&mut r).unwrap().records
+            };
+            let first = read(&parts[0].records);
+            assert_eq!(first.len(), 1);
+            assert_eq!(first[0].value.as_deref(), Some(&b"apart"[..]));
+            let last = read(&parts[1].records);
+            assert_eq!(last.len(), 40, "v{version}");
+            for (i, r) in last.iter().enumerate() {
+                assert_eq!(r.offset, 500 + i as i64);
+                assert_eq!(r.sequence, 500 + i as i32);
+                assert_eq!(r.key.as_deref(), Some(format!("key-{i}").as_bytes()));
+                assert_eq!(
+                    r.value.as_deref(),
+                    Some(&value(i)[..]),
+                    "v{version} record {i}"
+                );
+            }
+            // The same request encoded whole, its batch built apart: the same bytes.
+            let records = Bytes::from(frame_bytes[prefix.len()..].to_vec());
+            let mut whole = Vec::new();
+            frame::encode_request(&mut whole, &header, &request(Some(Records(records)))).unwrap();
+            assert_eq!(whole, frame_bytes, "v{version}");
+            // No record: the frame as encoded, its records empty.
+            let empty = BatchBuilder::ending_frame(0, prefix.clone()).unwrap();
+            assert_eq!(empty.build_vec().unwrap(), prefix);
+            // Not ending in an empty records field (null records: length -1), or a size that
+            // does not match: refused.
+            let mut null = Vec::new();
+            frame::encode_request(&mut null, &header, &request(None)).unwrap();
+            assert!(BatchBuilder::ending_frame(0, null).is_err());
+            let mut short = prefix.clone();
+            short.remove(5);
+            assert!(BatchBuilder::ending_frame(0, short).is_err());
+        }
+        assert!(BatchBuilder::ending_frame(0, vec![0, 0, 0, 4, 0, 0, 0, 0]).is_ok());
+        assert!(BatchBuilder::ending_frame(0, vec![0, 0, 0, 0]).is_err());
+    }
+
     /// Batches whose CRC the builder folds while copying long values (on CPUs with AVX-512
     /// VPCLMULQDQ): values of every length around the 64-byte blocks, starting at every
     /// alignment of the buffer and across its reallocations, and a 1 MB batch of 1 KB values,

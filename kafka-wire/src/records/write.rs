@@ -49,6 +49,9 @@ pub struct BatchBuilder {
     buf: Vec<u8>,
     /// Where the batch starts in `buf`.
     at: usize,
+    /// `buf` before the batch is a frame whose records length and size `build_vec` sets
+    /// (see [`ending_frame`](Self::ending_frame)).
+    in_frame: bool,
     /// Record bytes not yet copied into `buf` (see [`Block`]).
     blk: Block,
     /// The CRC of what is in `buf`, where it is computed while copying (see `fused`).
@@ -90,6 +93,7 @@ impl BatchBuilder {
         BatchBuilder {
             buf,
             at: 0,
+            in_frame: false,
             blk: Block::new(),
             crc,
             base_offset,
@@ -135,6 +139,33 @@ impl BatchBuilder {
         b.at = at;
         b.crc.set_base(at);
         b
+    }
+
+    /// A builder whose batch ends the request or response `frame`, built in place after it.
+    ///
+    /// `frame` is a whole frame, its 4-byte size first, whose last field is an empty
+    /// `records` value with an int32 length: a Produce request of versions 3 to 8 whose last
+    /// partition's records are empty (`Some` of no bytes), encoded as usual, is one (those
+    /// versions end with that field). [`build_vec`](Self::build_vec) gives back the frame with
+    /// the batch at its end, that length and the frame's size set: the request is encoded
+    /// once, the batch built where it is sent from, never copied. Refused unless the size
+    /// matches and the frame ends with a zero int32. Flexible versions (Produce v9 on) put a
+    /// varint length before the records, whose width is only known once the batch is built,
+    /// and tagged fields after them: encode those with the batch built apart (or vectored).
+    pub fn ending_frame(base_offset: i64, frame: Vec<u8>) -> Result<Self, EncodeError> {
+        let n = frame.len();
+        let size = frame
+            .first_chunk::<4>()
+            .map(|s| u32::from_be_bytes(*s) as usize);
+        let last = frame.last_chunk::<4>();
+        if n < 8 || size != Some(n - 4) || last != Some(&[0; 4]) {
+            return Err(EncodeError::new(EncodeErrorKind::InvalidValue(
+                "not a frame ending with an empty int32-length records field",
+            )));
+        }
+        let mut b = BatchBuilder::appending_to(base_offset, frame);
+        b.in_frame = true;
+        Ok(b)
     }
 
     /// A builder that writes `header`'s fields exactly as given (attributes, timestamps, last
@@ -392,6 +423,7 @@ impl BatchBuilder {
         }
         let at = self.at;
         if self.count == 0 && self.fixed.is_none() {
+            // An `ending_frame` frame stays as it came, its records empty.
             self.buf.truncate(at);
             return Ok(self.buf);
         }
@@ -493,6 +525,20 @@ impl BatchBuilder {
             .unwrap_or_else(|| crc_fast::crc32_iscsi(self.buf.get(at + 21..).unwrap_or_default()));
         if let Some(dst) = self.buf.get_mut(at + 17..at + 21) {
             dst.copy_from_slice(&crc.to_be_bytes());
+        }
+        if self.in_frame {
+            // The records length (the frame's last 4 bytes before the batch) and the size.
+            let records = i32::try_from(self.buf.len() - at);
+            let size = i32::try_from(self.buf.len() - 4);
+            let (Ok(records), Ok(size)) = (records, size) else {
+                return Err(invalid("the frame is larger than 2 GiB"));
+            };
+            if let Some(dst) = self.buf.get_mut(at.saturating_sub(4)..at) {
+                dst.copy_from_slice(&records.to_be_bytes());
+            }
+            if let Some(dst) = self.buf.get_mut(..4) {
+                dst.copy_from_slice(&size.to_be_bytes());
+            }
         }
         Ok(self.buf)
     }
