@@ -6,6 +6,9 @@
 //!   taskset -c 1 target/bench-lto/examples/encode_ab [ROUNDS] [case ...]
 //! ```
 //!
+//! The case `copy` adds, for every input named (all of them if none is), the plain copy of its encoded bytes (one
+//! `extend_from_slice`) in kafka-wire's place: the floor any encoder of that input pays.
+//!
 //! Each round times a batch of encodes per library and buffer policy, in turn, so both
 //! libraries see the same machine state; the minimum per encode over the rounds is printed,
 //! with the median of the rounds' own ratios (each round's pair saw the same load, so the
@@ -153,6 +156,30 @@ fn main() {
         };
     }
     for_each_input!(case);
+    // The copy floor of every input: its encoded bytes appended with one `extend_from_slice`,
+    // as kafka-wire's side. No encoder writes the bytes in less (Produce: both libraries
+    // near it means the copy of the records is the time, not the encoders).
+    if cases.contains(&"copy") {
+        macro_rules! copy {
+            ($name:expr, $input:ident) => {
+                // Every input with `copy` alone, else those named beside it.
+                if cases.len() == 1 || cases.contains(&$name) {
+                    let pair = $input();
+                    let bytes = check_identical($name, &pair);
+                    let copy = |b: &mut Vec<u8>| b.extend_from_slice(black_box(&bytes[..]));
+                    let theirs =
+                        |b: &mut Vec<u8>| black_box(&pair.theirs).encode(b, pair.version).unwrap();
+                    compare(
+                        &format!("{} (copy)", $name),
+                        &bytes,
+                        rounds,
+                        [&copy, &theirs],
+                    );
+                }
+            };
+        }
+        for_each_input!(copy);
+    }
     // The hand-written copy floor of the flexible TxnOffsetCommit inputs, as kafka-wire's side.
     for (name, pair) in [
         ("txn_offset_commit_v5_100x100", txn_offset_commit_large()),
