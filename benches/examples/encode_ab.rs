@@ -14,7 +14,7 @@
 //! with the median of the rounds' own ratios (each round's pair saw the same load, so the
 //! median holds up on a busy machine where the two minima may come from different rounds)
 //! and the page faults taken per encode. Buffer policies, the same for both libraries:
-//! `reuse` (one vector, cleared: the criterion benchmarks' policy), `fresh` (a new empty
+//! `reuse` (one vector for both libraries, cleared: the criterion benchmarks' policy), `fresh` (a new empty
 //! vector per encode, grown by the encoder and freed) and `sized` (a new vector with room for
 //! the encoded bytes per encode).
 
@@ -108,12 +108,22 @@ fn compare(name: &str, bytes: &[u8], rounds: usize, libs: [Encode<'_>; 2]) {
             Vec::with_capacity(bytes.len()),
             Vec::with_capacity(bytes.len()),
         ];
+        // `reuse`: both libraries write into the same vector, as the criterion benchmarks'
+        // encodes do: a large copy's speed depends on where its destination lies (Produce:
+        // whichever library had the other vector took up to 1.6 µs more per encode). For
+        // that check, ENCODE_AB_APART=1 gives each library a vector of its own, and
+        // ENCODE_AB_APART=swap gives each the other's.
+        let apart = std::env::var("ENCODE_AB_APART").ok();
+        if apart.as_deref() == Some("swap") {
+            bufs.swap(0, 1);
+        }
+        let own = |i: usize| if apart.is_some() { i } else { 0 };
         for r in 0..rounds {
             // Alternate which library goes first.
             let order: [usize; 2] = if r % 2 == 0 { [0, 1] } else { [1, 0] };
             let mut round = [0.0; 2];
             for i in order {
-                let (ns, f) = batch(k, bytes.len(), policy, &mut bufs[i], libs[i]);
+                let (ns, f) = batch(k, bytes.len(), policy, &mut bufs[own(i)], libs[i]);
                 best[i] = best[i].min(ns);
                 round[i] = ns;
                 faults[i] += f;
