@@ -215,10 +215,12 @@ impl St {
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
     pub fn tags_size(self, unknown: &UnknownTaggedFields, known: usize) -> usize {
-        if self.flex() {
-            count_size(unknown.len() + known) + unknown_tagged_size(unknown)
-        } else {
+        if !self.flex() {
             0
+        } else if unknown.is_unset() {
+            count_size(known)
+        } else {
+            count_size(unknown.len() + known) + unknown_tagged_size(unknown)
         }
     }
 

@@ -109,6 +109,12 @@ pub fn put_section_start<B: BufMut + ?Sized>(
     known: usize,
     declared: &[u32],
 ) -> Result<bool, EncodeError> {
+    if unknown.is_unset() {
+        if flexible {
+            put_count(buf, known);
+        }
+        return Ok(flexible);
+    }
     check_unknown_tagged(unknown, flexible, version, declared)?;
     if flexible {
         put_count(buf, unknown.len() + known);
@@ -364,9 +370,20 @@ pub fn read_section<E: Entries>(r: &mut Reader<'_>, e: &mut E) -> Result<(), Dec
 pub const TAGGED_ENTRY_MIN_SIZE: usize = 2;
 
 /// The most bytes the unknown tagged fields of a struct allocate per input byte: one
-/// [`RawTaggedField`] per entry of at least [`TAGGED_ENTRY_MIN_SIZE`] bytes.
-pub const UNKNOWN_TAGGED_RATIO: usize =
-    crate::field::ratio(size_of::<RawTaggedField>(), TAGGED_ENTRY_MIN_SIZE);
+/// [`RawTaggedField`] per entry of at least [`TAGGED_ENTRY_MIN_SIZE`] bytes, and the boxed
+/// vector that holds them, paid for by the section's count byte.
+pub const UNKNOWN_TAGGED_RATIO: usize = max(
+    crate::field::ratio(size_of::<RawTaggedField>(), TAGGED_ENTRY_MIN_SIZE),
+    size_of::<Vec<RawTaggedField>>(),
+);
+
+const fn max(a: usize, b: usize) -> usize {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
 
 /// The entries of a tagged section of `count` entries, with the claim for all of them made.
 #[inline]
