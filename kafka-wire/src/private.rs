@@ -163,7 +163,7 @@ impl St {
     pub fn get_run<T: FixedRun>(self, r: &mut Reader<'_>, i: usize) -> DecRes<T> {
         match r.read_slice_opt(T::WIDTH) {
             Some(s) => Ok(T::take(s)),
-            None => run_short::<T>(self.meta, r, i),
+            None => Err(run_short(T::WIDTHS, self.meta, r, i)),
         }
     }
 
@@ -256,21 +256,29 @@ fn named_decode_error(e: DecodeError, meta: &'static StructMeta, i: usize) -> De
 }
 
 /// A run cut short (see [`St::get_run`]): read field by field for the error. Takes the
-/// metadata, not the `St`, for the reason given at [`St::name`].
+/// metadata, not the `St`, for the reason given at [`St::name`]. Returns the error only, not
+/// a `DecRes<T>`: when the values could come from here too, LLVM joined both paths through a
+/// stack slot, storing the run's fields and loading them back on every read of the run.
+/// Not generic (the widths are passed), so one copy serves every run.
 #[cold]
 #[inline(never)]
-fn run_short<T: FixedRun>(meta: &'static StructMeta, r: &mut Reader<'_>, i: usize) -> DecRes<T> {
-    for (k, w) in T::WIDTHS.iter().enumerate() {
+fn run_short(
+    widths: &[usize],
+    meta: &'static StructMeta,
+    r: &mut Reader<'_>,
+    i: usize,
+) -> DecodeError {
+    for (k, w) in widths.iter().enumerate() {
         if r.read_slice_opt(*w).is_none() {
             let kind = DecodeErrorKind::Truncated {
                 needed: *w,
                 available: r.remaining(),
             };
-            return Err(r.error(kind).in_field(field_name(meta, i + k)));
+            return r.error(kind).in_field(field_name(meta, i + k));
         }
     }
     // Not reached: the run was short, so one of its fields is.
-    Err(r.error(DecodeErrorKind::InvalidValue("fixed-width run")))
+    r.error(DecodeErrorKind::InvalidValue("fixed-width run"))
 }
 
 /// The per-field templates of the generated code, on every [`Field`]. The derive calls them
