@@ -366,12 +366,17 @@ impl<'a> Reader<'a> {
         }
         let end = self.buf.len().saturating_sub(rest.len());
         let start = end.saturating_sub(len);
-        let from_start: &[u8] = self.buf.get(start..).unwrap_or_default();
-        match from_start.first_chunk::<INLINE_CAP>() {
-            // A fixed-size copy (a few moves) of the value and whatever follows it.
-            Some(window) => SmallBytes::inline_prefix(window, len),
-            // Within the input's last bytes: copy exactly the value.
-            None => SmallBytes::inline(from_start.get(..len).unwrap_or_default())
+        // From the byte before the value (its length prefix's last byte): the inline form
+        // keeps the length in that place.
+        let window = match start.checked_sub(1) {
+            Some(before) => self.buf.get(before..).unwrap_or_default(),
+            None => &[],
+        };
+        match window.first_chunk::<{ INLINE_CAP + 1 }>() {
+            // A fixed-size copy (whole words) of the value and whatever is around it.
+            Some(window) => SmallBytes::inline_window(window, len),
+            // Within the input's last bytes (or at its first): copy exactly the value.
+            None => SmallBytes::inline(self.buf.get(start..end).unwrap_or_default())
                 .unwrap_or(SmallBytes::EMPTY),
         }
     }

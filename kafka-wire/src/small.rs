@@ -25,39 +25,46 @@ pub(crate) const INLINE_CAP: usize = 23;
 pub(crate) enum SmallBytes {
     /// A slice of a shared buffer (or static memory, or an owned allocation).
     Shared(Bytes),
-    /// `data[..len]`; `len <= INLINE_CAP`. The bytes after `len` are not part of the value
-    /// (they may be whatever followed it in the input) and are never read.
-    Inline { len: u8, data: [u8; INLINE_CAP] },
+    /// `raw[0]` is the length (at most `INLINE_CAP`), `raw[1..]` the bytes. The bytes past
+    /// the length are not part of the value (they may be whatever followed it in the input)
+    /// and are never read. One array, length first, so that the decoder builds the first
+    /// word in a register from the input (see [`SmallBytes::inline_window`]): built as a
+    /// length byte and the bytes after it, it was stored in pieces of 1, 4, 2 and 1 bytes
+    /// that the move into place read back as one word, a store-forwarding stall per array.
+    Inline { raw: [u8; INLINE_CAP + 1] },
 }
 
 impl SmallBytes {
     /// The empty value (inline: dropping it is free).
     pub(crate) const EMPTY: SmallBytes = SmallBytes::Inline {
-        len: 0,
-        data: [0; INLINE_CAP],
+        raw: [0; INLINE_CAP + 1],
     };
 
     /// `s` copied inline if it fits, else `None`.
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
     pub(crate) fn inline(s: &[u8]) -> Option<Self> {
-        let mut data = [0; INLINE_CAP];
-        data.get_mut(..s.len())?.copy_from_slice(s);
-        Some(SmallBytes::Inline {
-            len: s.len() as u8,
-            data,
-        })
+        let mut raw = [0; INLINE_CAP + 1];
+        raw.get_mut(1..=s.len())?.copy_from_slice(s);
+        if let Some(n) = raw.first_mut() {
+            *n = s.len() as u8;
+        }
+        Some(SmallBytes::Inline { raw })
     }
 
-    /// The first `len` bytes of `window` (`len <= INLINE_CAP`, which the caller checked),
-    /// inline: a copy of a constant size, so a few moves rather than a `memcpy` call.
+    /// Bytes `1..=len` of `window` (`len <= INLINE_CAP`, which the caller checked), inline:
+    /// `window` is the byte before the value (any byte: it is replaced by the length) and the
+    /// `INLINE_CAP` bytes from its start. A copy of a constant size, whole words, with the
+    /// length put into the first word in a register rather than stored over it.
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    pub(crate) fn inline_prefix(window: &[u8; INLINE_CAP], len: usize) -> Self {
-        SmallBytes::Inline {
-            len: len as u8,
-            data: *window,
+    pub(crate) fn inline_window(window: &[u8; INLINE_CAP + 1], len: usize) -> Self {
+        let mut raw = *window;
+        if let Some(head) = raw.first_chunk_mut::<8>() {
+            let word = u64::from_le_bytes(*head) & !0xff | len as u64;
+            *head = word.to_le_bytes();
         }
+        SmallBytes::Inline { raw }
     }
 
     /// `s` copied: inline if it fits, else into a new allocation.
@@ -72,7 +79,9 @@ impl SmallBytes {
     pub(crate) fn as_slice(&self) -> &[u8] {
         match self {
             SmallBytes::Shared(b) => b,
-            SmallBytes::Inline { len, data } => data.get(..*len as usize).unwrap_or_default(),
+            SmallBytes::Inline {
+                raw: [len, data @ ..],
+            } => data.get(..usize::from(*len)).unwrap_or_default(),
         }
     }
 
@@ -82,7 +91,7 @@ impl SmallBytes {
     pub(crate) fn len(&self) -> usize {
         match self {
             SmallBytes::Shared(b) => b.len(),
-            SmallBytes::Inline { len, .. } => *len as usize,
+            SmallBytes::Inline { raw: [len, ..] } => usize::from(*len),
         }
     }
 
@@ -178,9 +187,14 @@ mod tests {
             assert_eq!(h.hash_one(&shared), h.hash_one(s));
         }
         // The bytes after `len` are not part of the value.
-        let window = *b"abcdefghijklmnopqrstuvw";
-        let a = SmallBytes::inline_prefix(&window, 2);
+        let window = *b"#abcdefghijklmnopqrstuvw";
+        let a = SmallBytes::inline_window(&window, 2);
         assert_eq!(a.as_slice(), b"ab");
+        assert_eq!(a.len(), 2);
+        let all = SmallBytes::inline_window(&window, INLINE_CAP);
+        assert_eq!(all.as_slice(), b"abcdefghijklmnopqrstuvw");
+        assert_eq!(all, SmallBytes::copy_from_slice(b"abcdefghijklmnopqrstuvw"));
+        assert!(SmallBytes::inline_window(&window, 0).is_empty());
         assert_eq!(a, SmallBytes::copy_from_slice(b"ab"));
         assert!(SmallBytes::inline(&long).is_none());
         assert!(SmallBytes::EMPTY.is_empty());
