@@ -16,13 +16,7 @@ use kafka_wire_bench::records::*;
 
 fn bench(c: &mut Criterion) {
     for w in [large_records(), tiny_records()] {
-        for codec in [
-            Compression::None,
-            Compression::Gzip,
-            Compression::Snappy,
-            Compression::Lz4,
-            Compression::Zstd,
-        ] {
+        for codec in Compression::ALL {
             let (ours, theirs) = check_records(&w, codec);
             let mut g = c.benchmark_group(format!("records/{}/{}", w.name, codec));
             g.throughput(Throughput::Bytes(ours.len() as u64));

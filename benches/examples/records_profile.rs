@@ -32,13 +32,7 @@ fn time_all(workload: Option<&str>, only: Option<&str>) {
         if workload.is_some_and(|n| n != name) {
             continue;
         }
-        for codec in [
-            Compression::None,
-            Compression::Gzip,
-            Compression::Snappy,
-            Compression::Lz4,
-            Compression::Zstd,
-        ] {
+        for codec in Compression::ALL {
             if only.is_some_and(|c| c != codec.name()) {
                 continue;
             }

@@ -26,14 +26,6 @@ use kafka_wire::records::{
 use kafka_wire::{KafkaMessage, UnknownTaggedFields, Uuid};
 use kafka_wire_fuzz::seeds::SeedDir;
 
-const CODECS: [Compression; 5] = [
-    Compression::None,
-    Compression::Gzip,
-    Compression::Snappy,
-    Compression::Lz4,
-    Compression::Zstd,
-];
-
 const TS: i64 = 1_700_000_000_000;
 
 /// Text-like bytes (so the codecs have something to compress), varying with `seed`.
@@ -151,7 +143,7 @@ fn main() {
     let mut sets: Vec<(String, Vec<u8>)> = Vec::new();
     let mut wrapped: Vec<(String, u8, u16, Vec<u8>)> = Vec::new();
 
-    for codec in CODECS {
+    for codec in Compression::ALL {
         for (n, len) in [
             (1, 0),
             (3, 10),
@@ -247,7 +239,7 @@ fn main() {
 
     // Legacy message sets, plain and compressed (magic 0 and 1 support gzip, snappy, lz4).
     for magic in [0u8, 1] {
-        for codec in &CODECS[..4] {
+        for codec in &Compression::ALL[..4] {
             for (n, len) in [(1, 10), (30, 100), (50, 1000)] {
                 sets.push((
                     format!("m{magic}_{codec}_{n}x{len}"),

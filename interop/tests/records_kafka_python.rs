@@ -162,15 +162,8 @@ fn kafka_python_reads_what_we_build() {
     let Some((python, script)) = python() else {
         return;
     };
-    let codecs = [
-        Compression::None,
-        Compression::Gzip,
-        Compression::Snappy,
-        Compression::Lz4,
-        Compression::Zstd,
-    ];
     let mut batches = Vec::new();
-    for codec in codecs {
+    for codec in Compression::ALL {
         for n in [1usize, 10, 200] {
             let mut b = BatchBuilder::new(1000);
             b.compression(codec);

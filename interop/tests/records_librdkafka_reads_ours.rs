@@ -184,13 +184,7 @@ fn cluster() -> MockCluster<'static, rdkafka::producer::DefaultProducerContext> 
 
 fn specs() -> Vec<Spec> {
     let mut specs = Vec::new();
-    for codec in [
-        Compression::None,
-        Compression::Gzip,
-        Compression::Snappy,
-        Compression::Lz4,
-        Compression::Zstd,
-    ] {
+    for codec in Compression::ALL {
         for n in [1, 60] {
             specs.push(Spec {
                 codec,

@@ -138,6 +138,23 @@ pub enum Compression {
 }
 
 impl Compression {
+    /// Every codec, in attribute-id order (for tools and tests that go through them all).
+    ///
+    /// ```
+    /// use kafka_wire::records::Compression;
+    /// for (id, codec) in (0u8..).zip(Compression::ALL) {
+    ///     assert_eq!(Compression::from_id(id), Some(codec));
+    /// }
+    /// assert_eq!(Compression::from_id(5), None);
+    /// ```
+    pub const ALL: [Compression; 5] = [
+        Compression::None,
+        Compression::Gzip,
+        Compression::Snappy,
+        Compression::Lz4,
+        Compression::Zstd,
+    ];
+
     /// The codec of attribute id `id`, or `None` for 5-7.
     pub fn from_id(id: u8) -> Option<Self> {
         Some(match id {
