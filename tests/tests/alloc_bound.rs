@@ -723,3 +723,50 @@ fn k_for_every_declared_message() {
         assert!(body.k <= 128, "{}: k = {}", body.name(), body.k);
     }
 }
+
+/// The worst case of the unknown-tagged-fields bound at a realistic size: every one of 10,000
+/// partitions (TxnOffsetCommit v5) carries one empty unknown tagged field, the fewest bytes
+/// that make a struct allocate its list (the boxed vector, 24 bytes) and one entry (40
+/// bytes): 64 bytes for 3 input bytes, on top of the partition itself. Bytes assembled by
+/// hand from Kafka's schema (flexible since v3: compact strings and arrays, a tagged section
+/// per struct), not by our encoder.
+#[test]
+fn one_unknown_tagged_field_per_partition_at_10000_partitions() {
+    const N: usize = 10_000;
+    let mut b = Vec::new();
+    b.extend_from_slice(&[0x02, b't', 0x02, b'g']); // transactional id, group id
+    b.extend_from_slice(&7i64.to_be_bytes()); // producer id
+    b.extend_from_slice(&1i16.to_be_bytes()); // producer epoch
+    b.extend_from_slice(&3i32.to_be_bytes()); // generation id
+    b.extend_from_slice(&[0x01, 0x00]); // member id "", group instance id null
+    b.push(0x02); // one topic
+    b.extend_from_slice(&[0x06, b't', b'o', b'p', b'i', b'c']);
+    let mut count = N + 1; // compact array: uvarint(N + 1)
+    while count >= 0x80 {
+        b.push((count as u8 & 0x7f) | 0x80);
+        count >>= 7;
+    }
+    b.push(count as u8);
+    for i in 0..N {
+        b.extend_from_slice(&(i as i32).to_be_bytes()); // partition index
+        b.extend_from_slice(&(i as i64 * 10).to_be_bytes()); // committed offset
+        b.extend_from_slice(&(-1i32).to_be_bytes()); // committed leader epoch
+        b.push(0x01); // committed metadata ""
+        b.extend_from_slice(&[0x01, 0x05, 0x00]); // one tagged field: tag 5, 0 bytes
+    }
+    b.extend_from_slice(&[0x00, 0x00]); // the topic's and the request's tagged sections
+    let b = Bytes::from(b);
+    assert_eq!(b.len(), 20 + 7 + 2 + N * 20 + 2);
+    let (res, n) = measure(|| TxnOffsetCommitRequest::decode_exact(&b, 5));
+    let req = res.unwrap();
+    let parts = &req.topics[0].partitions;
+    assert_eq!(parts.len(), N);
+    assert!(parts.iter().all(|p| p.unknown_tagged_fields.len() == 1));
+    let k = RequestBody::alloc_ratio(ApiKey::TxnOffsetCommit, 5);
+    eprintln!(
+        "one unknown tagged field per partition: {} input bytes, {n} allocated ({:.2} per byte, k = {k})",
+        b.len(),
+        n as f64 / b.len() as f64
+    );
+    assert_bound("one unknown tagged field per partition", k, b.len(), n);
+}
