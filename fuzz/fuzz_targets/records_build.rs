@@ -6,9 +6,18 @@
 //! as a request's own fields come before its records): the prefix must come back unchanged
 //! and the batch after it must be byte for byte the batch built on its own.
 //!
+//! With bits 5 and 6 the prefix is a frame the batch ends (`BatchBuilder::ending_frame`, a
+//! Produce v3-v8 request whose last field is an empty int32-length records value): its first
+//! 4 bytes are set to its size and its last 4 to zero, unless bit 7 keeps the input's bytes
+//! as they are. The builder must take exactly the frames of at least 8 bytes whose size
+//! field is their length less 4 and whose last 4 bytes are zero, refuse the others, and give
+//! back the frame unchanged but for its size (the whole length less 4) and its records
+//! length (the batch's length), followed by the batch built on its own.
+//!
 //! Input: one byte of options (bits 0-3: the capacity the builder's buffer starts with, in
 //! 2^n bytes, so the buffer's alignment and its reallocations vary; bit 4: the first value is
-//! appended before any short record; bit 5: a prefix of 17·n bytes, n the next byte), then
+//! appended before any short record; bit 5: a prefix of 17·n bytes, n the next byte; bit 6:
+//! the prefix is a frame; bit 7: the frame's size and last bytes as the input has them), then
 //! records, each `[u16 value length][u8 key length]
 //! [u8 header count]` followed by the value's bytes, taken from the input while it lasts and
 //! then generated from it, so a short input can still describe megabyte values.
@@ -34,7 +43,7 @@ fuzz_target!(|input: &[u8]| {
         return;
     };
     let cap = 1usize << (opts & 0x0f);
-    let prefix = if opts & 0x20 != 0 {
+    let mut prefix = if opts & 0x20 != 0 {
         let Some((&n, rest)) = data.split_first() else {
             return;
         };
@@ -43,10 +52,38 @@ fuzz_target!(|input: &[u8]| {
     } else {
         Vec::new()
     };
+    let frame = opts & 0x60 == 0x60;
+    let n = prefix.len();
+    if frame && opts & 0x80 == 0 && n >= 8 {
+        prefix[..4].copy_from_slice(&((n - 4) as u32).to_be_bytes());
+        prefix[n - 4..].fill(0);
+    }
     let mut b = if opts & 0x20 != 0 {
         let mut buf = Vec::with_capacity(cap.max(prefix.len()));
         buf.extend_from_slice(&prefix);
-        BatchBuilder::appending_to(7, buf)
+        if frame {
+            let valid = n >= 8
+                && prefix[..4] == ((n - 4) as u32).to_be_bytes()
+                && prefix[n - 4..] == [0; 4];
+            match BatchBuilder::ending_frame(7, buf) {
+                Ok(b) => {
+                    assert!(
+                        valid,
+                        "a frame not ending in an empty records field was taken"
+                    );
+                    b
+                }
+                Err(_) => {
+                    assert!(
+                        !valid,
+                        "a frame ending in an empty records field was refused"
+                    );
+                    return;
+                }
+            }
+        } else {
+            BatchBuilder::appending_to(7, buf)
+        }
     } else {
         BatchBuilder::with_buffer(7, Vec::with_capacity(cap))
     };
@@ -66,7 +103,12 @@ fuzz_target!(|input: &[u8]| {
         let key = (key_len != 255).then(|| take(&mut data, usize::from(key_len) * 3, salt));
         let value = (value_len != 4 * 0xffff).then(|| take(&mut data, value_len, salt));
         let headers: Vec<(String, Option<Vec<u8>>)> = (0..header_count)
-            .map(|i| (format!("h{i}"), Some(take(&mut data, usize::from(key_len) * 2, i))))
+            .map(|i| {
+                (
+                    format!("h{i}"),
+                    Some(take(&mut data, usize::from(key_len) * 2, i)),
+                )
+            })
             .collect();
         let hs: Vec<NewHeader<'_>> = headers
             .iter()
@@ -79,7 +121,26 @@ fuzz_target!(|input: &[u8]| {
         Ok(whole) => whole,
         Err(e) => panic!("build failed: {e}"),
     };
-    assert!(whole.starts_with(&prefix), "the prefix changed");
+    if frame {
+        // Only the size and the records length change: the whole less its size field, and
+        // the batch after the frame.
+        assert!(
+            whole[4..n - 4] == prefix[4..n - 4],
+            "the frame's fields changed"
+        );
+        assert_eq!(
+            whole[..4],
+            ((whole.len() - 4) as u32).to_be_bytes(),
+            "frame size"
+        );
+        assert_eq!(
+            whole[n - 4..n],
+            ((whole.len() - n) as u32).to_be_bytes(),
+            "records length"
+        );
+    } else {
+        assert!(whole.starts_with(&prefix), "the prefix changed");
+    }
     let batch = Bytes::from(whole).slice(prefix.len()..);
     if opts & 0x20 != 0 {
         // The same records built on their own (a fresh buffer: another alignment, so the
@@ -92,7 +153,10 @@ fuzz_target!(|input: &[u8]| {
         }
         let skip = usize::from(opts & 0x10 != 0);
         for (k, v, h) in want.iter().skip(skip) {
-            let hs: Vec<NewHeader<'_>> = h.iter().map(|(k, v)| NewHeader::new(k, v.as_deref())).collect();
+            let hs: Vec<NewHeader<'_>> = h
+                .iter()
+                .map(|(k, v)| NewHeader::new(k, v.as_deref()))
+                .collect();
             alone.append(1_700_000_000_000, k.as_deref(), v.as_deref(), &hs);
         }
         let alone = alone.build().expect("the same records build on their own");
@@ -103,7 +167,12 @@ fuzz_target!(|input: &[u8]| {
         return;
     }
     let stored = u32::from_be_bytes([batch[17], batch[18], batch[19], batch[20]]);
-    assert_eq!(stored, crc32c(&batch[21..]), "CRC of a {}-byte batch", batch.len());
+    assert_eq!(
+        stored,
+        crc32c(&batch[21..]),
+        "CRC of a {}-byte batch",
+        batch.len()
+    );
     let mut got = Vec::new();
     for batch in Batches::new(Bytes::clone(&batch), ReadOptions::default()) {
         let batch = batch.expect("the built batch reads");
@@ -119,7 +188,11 @@ fuzz_target!(|input: &[u8]| {
                     )
                 })
                 .collect();
-            got.push((r.key.map(<[u8]>::to_vec), r.value.map(<[u8]>::to_vec), headers));
+            got.push((
+                r.key.map(<[u8]>::to_vec),
+                r.value.map(<[u8]>::to_vec),
+                headers,
+            ));
         }
     }
     assert!(got == want, "records read back differ");
