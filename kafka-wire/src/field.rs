@@ -756,11 +756,10 @@ fn read_str(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Str>, DecodeError> {
     read_str_slow(r, cx)
 }
 
-/// `s`, a slice of the reader's input just before `rest`, as a [`Str`] sharing the input
-/// (not copied inline when short, as [`FixedArray`](crate::FixedArray)s are: measured, that
-/// made TxnOffsetCommit v5 100x100 with metadata "m" decode 125 -> 167 us, the copy's stores
-/// stalling the moves of the struct that holds the string, more than the reference count
-/// it saved on drop);
+/// `s`, a slice of the reader's input just before `rest`, as a [`Str`]: copied inline when
+/// short, as [`FixedArray`](crate::FixedArray)s are, by one fixed-size copy of whole words
+/// ([`Reader::small_before`]), else sharing the input. (Wave 8's inline strings, built from
+/// narrow stores that the struct's move read back as words, decoded slower than shared ones.)
 /// `None` when it is over the length limit, or not UTF-8 under
 /// [`DecodeLimits::strict_utf8`](crate::DecodeLimits::strict_utf8), for the slow path to read
 /// again and report. UTF-8 is not checked otherwise, as in Kafka's Java decoder: [`Str`]
@@ -779,7 +778,7 @@ fn fast_str(r: &Reader<'_>, s: &[u8], rest: &[u8]) -> Option<Str> {
     if r.limits.utf8_checked() && core::str::from_utf8(s).is_err() {
         return None;
     }
-    Some(Str::from_wire(r.share_before(rest, s.len())))
+    Some(Str::from_small(r.small_before(rest, s.len())))
 }
 
 #[inline(never)]
@@ -788,13 +787,13 @@ fn read_str_slow(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Str>, DecodeError>
         return Ok(None);
     };
     let data_at = r.position();
-    let bytes = r.read_bytes(len)?;
+    let bytes = r.read_slice(len)?;
     if r.limits.utf8_checked() {
-        if let Err(e) = core::str::from_utf8(&bytes) {
+        if let Err(e) = core::str::from_utf8(bytes) {
             return Err(DecodeError::new(DecodeErrorKind::InvalidUtf8(e), data_at));
         }
     }
-    Ok(Some(Str::from_wire(bytes)))
+    Ok(Some(Str::from_small(r.small_before(r.rest(), len))))
 }
 
 /// A decoded string as a Rust `String`, which cannot hold bytes that are not UTF-8: those
@@ -1389,6 +1388,57 @@ mod tests {
         v.write(&mut out, cx).unwrap();
         assert_eq!(out.len(), v.size(cx), "size() must match write()");
         out
+    }
+
+    #[test]
+    fn short_strings_are_copied_long_ones_shared() {
+        // Up to 23 bytes a decoded string holds no reference on the input (the input stays
+        // unique); from 24 it shares it. Every prefix form, and a string at the input's very
+        // start (no byte before it to copy from) and at its very end (too few after it).
+        for len in [0usize, 1, 7, 8, 22, 23, 24, 200] {
+            let text: String = (0..len)
+                .map(|i| char::from(b'a' + (i % 26) as u8))
+                .collect();
+            let nullable = Cx {
+                nullable: true,
+                ..COMPACT
+            };
+            let mut forms: Vec<(Vec<u8>, Cx)> = Vec::new();
+            // Kafka's compact prefix: len + 1 as an unsigned varint (one or two bytes here).
+            let n = len + 1;
+            let mut compact = if n < 0x80 {
+                vec![n as u8]
+            } else {
+                vec![(n & 0x7f) as u8 | 0x80, (n >> 7) as u8]
+            };
+            compact.extend_from_slice(text.as_bytes());
+            forms.push((compact.clone(), COMPACT));
+            forms.push((compact, nullable));
+            let mut classic = (len as i16).to_be_bytes().to_vec();
+            classic.extend_from_slice(text.as_bytes());
+            forms.push((classic, CLASSIC));
+            for (wire, cx) in forms {
+                for pad in [0usize, 30] {
+                    // `pad` bytes before the prefix and after the string.
+                    let mut input = vec![0xee; pad];
+                    input.extend_from_slice(&wire);
+                    input.extend(core::iter::repeat_n(0xdd, pad));
+                    let buf = Bytes::from(input);
+                    let mut r = Reader::at(&buf, pad);
+                    let s = if cx.nullable {
+                        Str::read_nullable(&mut r, cx).unwrap().unwrap()
+                    } else {
+                        Str::read(&mut r, cx).unwrap()
+                    };
+                    assert_eq!(r.position(), pad + wire.len());
+                    assert_eq!(s.as_bytes(), text.as_bytes(), "len {len} pad {pad}");
+                    assert_eq!(s.len(), len);
+                    assert_eq!(buf.is_unique(), len <= 23, "len {len} pad {pad}");
+                    drop(s);
+                    assert!(buf.is_unique());
+                }
+            }
+        }
     }
 
     fn dec<T: Field>(bytes: &[u8], cx: Cx) -> Result<T, DecodeError> {

@@ -336,6 +336,12 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// The unread input (for [`Reader::small_before`] after a read).
+    #[inline]
+    pub(crate) fn rest(&self) -> &'a [u8] {
+        self.rest
+    }
+
     /// Moves on to `rest`, a tail of the unread input (from a `peek_*`).
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
