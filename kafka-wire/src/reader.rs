@@ -342,6 +342,17 @@ impl<'a> Reader<'a> {
         self.rest
     }
 
+    /// A classic (int32-length) `bytes` value in the input that is not null: its bytes and the
+    /// input after it. Nothing is consumed; `None` for anything else (null, a negative length,
+    /// a short input), which the caller reads the long way.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    pub(crate) fn peek_classic_bytes(&self) -> Option<(&'a [u8], &'a [u8])> {
+        let (len, rest) = self.rest.split_first_chunk::<4>()?;
+        let n = usize::try_from(i32::from_be_bytes(*len)).ok()?;
+        rest.split_at_checked(n)
+    }
+
     /// Moves on to `rest`, a tail of the unread input (from a `peek_*`).
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
