@@ -556,11 +556,16 @@ pub fn generate(s: &Struct) -> TokenStream {
     // elements). Not forced in unoptimised builds, where inlining only multiplies the code
     // LLVM handles (messages crate, debug, every API: 37.6 s -> 29.4 s).
     //
-    // An API message's `read` and `write` have one caller each, the message's `decode` and
-    // `encode`, which LLVM inlined them into anyway; forced, they are inlined before being
-    // optimised on their own, so each message body goes through the optimiser once instead
-    // of twice (release build of the messages crate: LLVM's passes on the standalone `read`
-    // and `write` of the 182 messages took 11% of the crate's pass time).
+    // An API message's `read` and `write_vec` have one caller each, the message's `decode`
+    // and `encode`, which LLVM inlined them into anyway; forced, they are inlined before
+    // being optimised on their own, so each message body goes through the optimiser once
+    // instead of twice (release build of the messages crate: LLVM's passes on the
+    // standalone `read` and `write` of the 182 messages took 11% of the crate's pass time).
+    //
+    // The fields are written in `write_vec` (into the `Vec<u8>` every message encode writes
+    // into, so that a writer can use the vector itself: an inline integer array is one
+    // fixed-size store, then a truncation); `write`, for callers with any other buffer,
+    // stages through it (`write_staged`), so each struct's fields are written by one body.
     let leaf = !s.fields.iter().any(|f| may_nest(&f.kind));
     let read_inline = if leaf || s.api.is_some() {
         quote! {
@@ -594,8 +599,12 @@ pub fn generate(s: &Struct) -> TokenStream {
                 const KAFKA_TYPE: #kw::KafkaType = #kw::KafkaType::Struct(#kw::meta_of::<Self>);
                 const NESTED_FLEXIBLE: #kw::Option<#kw::VersionRange> = #kw::Some(#m.flexible);
 
-                #write_inline
                 fn write<#bt: #kw::BufMut + ?Sized>(&self, #b: &mut #bt, #cx: #kw::Cx) -> #kw::EncRes {
+                    #kw::write_staged(self, #b, #cx)
+                }
+
+                #write_inline
+                fn write_vec<#bt: #kw::VecBuf + ?Sized>(&self, #b: &mut #bt, #cx: #kw::Cx, _: #kw::Sealed) -> #kw::EncRes {
                     let #st = #kw::St::new(#m, #cx);
                     #st.enc()?;
                     #(#writes)*

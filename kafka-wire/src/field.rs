@@ -65,6 +65,29 @@ impl Sealed {
     pub(crate) const TOKEN: Sealed = Sealed(());
 }
 
+mod sealed_buf {
+    pub trait Sealed {}
+    impl Sealed for Vec<u8> {}
+}
+
+/// The buffer of [`Field`]'s hidden `write_vec`: a `Vec<u8>`, and nothing else (sealed), so
+/// that a writer may use what only a vector offers (a fixed-size store then `truncate`) while
+/// the method stays generic, compiled only where a message is encoded, as `write` is.
+/// Implementation detail of the derive, not public API.
+#[doc(hidden)]
+pub trait VecBuf: BufMut + sealed_buf::Sealed {
+    /// The vector itself.
+    fn vec(&mut self) -> &mut Vec<u8>;
+}
+
+impl VecBuf for Vec<u8> {
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    fn vec(&mut self) -> &mut Vec<u8> {
+        self
+    }
+}
+
 /// A type that can be a field of a derived struct.
 ///
 /// `write` and `size` must agree: `size` is the exact number of bytes `write` puts.
@@ -101,6 +124,22 @@ pub trait Field: Sized {
     /// ([`KafkaMessage::encode`](crate::KafkaMessage::encode) and the frame encoders) are
     /// the ones that are all or nothing.
     fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError>;
+
+    /// Implementation detail of encoding, hidden: [`write`](Self::write) into a `Vec<u8>`,
+    /// which every message encode writes into (see [`EncodeBuf`](crate::EncodeBuf)). The
+    /// default is `write`; integer arrays, arrays, options and derived structs override it
+    /// to use the vector directly. Sealed (see [`Sealed`]).
+    #[doc(hidden)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    fn write_vec<V: VecBuf + ?Sized>(
+        &self,
+        buf: &mut V,
+        cx: Cx,
+        _: Sealed,
+    ) -> Result<(), EncodeError> {
+        self.write(buf, cx)
+    }
 
     /// The exact number of bytes `write` puts.
     fn size(&self, cx: Cx) -> usize;
@@ -207,6 +246,31 @@ pub trait NullableField: Field {
         }
     }
 
+    /// Implementation detail of encoding, hidden: [`write_nullable`](Self::write_nullable)
+    /// into a `Vec<u8>` (see [`Field::write_vec`]). The default is `write_nullable`, except
+    /// for derived structs (a struct type whose nested flexible versions are set, which only
+    /// the derive does), whose marker and fields go through `write_vec`. Sealed.
+    #[doc(hidden)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    fn write_nullable_vec<V: VecBuf + ?Sized>(
+        v: Option<&Self>,
+        buf: &mut V,
+        cx: Cx,
+        t: Sealed,
+    ) -> Result<(), EncodeError> {
+        if matches!(Self::KAFKA_TYPE, KafkaType::Struct(_)) && Self::NESTED_FLEXIBLE.is_some() {
+            if cx.nullable {
+                crate::__private::put_struct_marker(buf, v.is_some(), cx);
+            }
+            return match v {
+                Some(s) => s.write_vec(buf, cx, t),
+                None => Ok(()),
+            };
+        }
+        Self::write_nullable(v, buf, cx)
+    }
+
     /// The size of the value or the null marker.
     fn size_nullable(v: Option<&Self>, cx: Cx) -> usize {
         usize::from(cx.nullable) + v.map_or(0, |s| s.size(cx))
@@ -252,6 +316,22 @@ impl<T: NullableField> Field for Option<T> {
             }));
         }
         T::write_nullable(self.as_ref(), buf, cx)
+    }
+
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    fn write_vec<V: VecBuf + ?Sized>(
+        &self,
+        buf: &mut V,
+        cx: Cx,
+        t: Sealed,
+    ) -> Result<(), EncodeError> {
+        if self.is_none() && !cx.nullable {
+            return Err(EncodeError::new(EncodeErrorKind::NullNotAllowed {
+                version: cx.version,
+            }));
+        }
+        T::write_nullable_vec(self.as_ref(), buf, cx, t)
     }
 
     #[inline]
@@ -1125,6 +1205,15 @@ impl<T: Field> Field for Vec<T> {
         Self::write_nullable(Some(self), buf, cx)
     }
     #[inline]
+    fn write_vec<V: VecBuf + ?Sized>(
+        &self,
+        buf: &mut V,
+        cx: Cx,
+        t: Sealed,
+    ) -> Result<(), EncodeError> {
+        Self::write_nullable_vec(Some(self), buf, cx, t)
+    }
+    #[inline]
     fn size(&self, cx: Cx) -> usize {
         Self::size_nullable(Some(self), cx)
     }
@@ -1168,6 +1257,28 @@ impl<T: Field> NullableField for Vec<T> {
         let mut it = items.iter();
         while let Some(item) = it.next() {
             if let Err(e) = item.write(buf, ecx) {
+                return Err(e.at_index(items.len() - it.len() - 1));
+            }
+        }
+        Ok(())
+    }
+
+    /// The same loop, each element through its own `write_vec`.
+    #[inline]
+    fn write_nullable_vec<V: VecBuf + ?Sized>(
+        v: Option<&Self>,
+        buf: &mut V,
+        cx: Cx,
+        t: Sealed,
+    ) -> Result<(), EncodeError> {
+        let Some(items) = v else {
+            return put_null(buf, Prefix::I32, cx.compact);
+        };
+        put_len(buf, Prefix::I32, items.len(), cx.compact)?;
+        let ecx = cx.element();
+        let mut it = items.iter();
+        while let Some(item) = it.next() {
+            if let Err(e) = item.write_vec(buf, ecx, t) {
                 return Err(e.at_index(items.len() - it.len() - 1));
             }
         }

@@ -158,7 +158,7 @@ fn write_in_place<M: KafkaMessage>(
 ) -> Result<(), EncodeError> {
     let start = out.len();
     // `match`, not `map_err`: a closure is one more function per message.
-    match m.write(out, Cx::new(version)) {
+    match m.write_vec(out, Cx::new(version), Sealed::TOKEN) {
         Ok(()) => Ok(()),
         Err(e) => {
             out.truncate(start);

@@ -2,7 +2,7 @@
 //! may change in any release.
 
 pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
-pub use crate::field::{discard_struct, Cx, Field, NullableField, Sealed};
+pub use crate::field::{discard_struct, Cx, Field, NullableField, Sealed, VecBuf};
 pub use crate::message::{ApiMessage, KafkaMessage};
 pub use crate::meta::{ApiKind, ApiMeta, DefaultValue, FieldMeta, KafkaType, StructMeta};
 pub use crate::types::{Str, UnknownTaggedFields, Uuid};
@@ -24,6 +24,16 @@ pub fn meta_of<T: KafkaMessage>() -> &'static StructMeta {
 /// its body and `FnMut`/`FnOnce` shims once per struct.
 pub fn no_known_tags(_: u32, _: &mut Reader<'_>) -> Result<Option<TagField>, DecodeError> {
     Ok(None)
+}
+
+/// A derived struct's `write` into any buffer: its `write_vec` into a scratch vector, then
+/// the bytes with one `put_slice` if they fit (see [`put_staged`](crate::put_staged)).
+/// Message encodes never come here (they write into a `Vec<u8>` with `write_vec`); this is
+/// for a caller of [`Field::write`] itself, and keeps each struct's fields written once,
+/// in `write_vec`.
+#[inline]
+pub fn write_staged<T: Field, B: BufMut + ?Sized>(v: &T, b: &mut B, cx: Cx) -> EncRes {
+    crate::message::put_staged(b, |s| v.write_vec(s, cx, Sealed::TOKEN))
 }
 
 /// What the generated `write` returns.
@@ -299,7 +309,7 @@ pub trait Fx: Sized {
     const UTF8: bool;
 
     /// Writes field `i` of the struct.
-    fn put<B: BufMut + ?Sized>(&self, s: St, b: &mut B, i: usize) -> EncRes;
+    fn put<B: VecBuf + ?Sized>(&self, s: St, b: &mut B, i: usize) -> EncRes;
 
     /// The size of a regular field.
     fn size_in(&self, s: St) -> usize;
@@ -331,7 +341,7 @@ pub trait Fx: Sized {
         Self: PartialEq;
 
     /// Writes declared tagged field `i` (tag, size, payload).
-    fn put_tagged<B: BufMut + ?Sized>(
+    fn put_tagged<B: VecBuf + ?Sized>(
         &self,
         s: St,
         b: &mut B,
@@ -365,8 +375,8 @@ impl<T: Field> Fx for T {
 
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    fn put<B: BufMut + ?Sized>(&self, s: St, b: &mut B, i: usize) -> EncRes {
-        match self.write(b, s.cx) {
+    fn put<B: VecBuf + ?Sized>(&self, s: St, b: &mut B, i: usize) -> EncRes {
+        match self.write_vec(b, s.cx, Sealed::TOKEN) {
             Ok(()) => Ok(()),
             Err(e) => Err(e.in_field(s.name(i))),
         }
@@ -436,7 +446,7 @@ impl<T: Field> Fx for T {
     }
 
     #[inline]
-    fn put_tagged<B: BufMut + ?Sized>(
+    fn put_tagged<B: VecBuf + ?Sized>(
         &self,
         s: St,
         b: &mut B,
@@ -446,7 +456,7 @@ impl<T: Field> Fx for T {
     ) -> EncRes {
         let cx = tagged_cx(s.v(), nullable);
         let written = match put_tagged_header(b, tag, self.size(cx)) {
-            Ok(()) => self.write(b, cx),
+            Ok(()) => self.write_vec(b, cx, Sealed::TOKEN),
             Err(e) => Err(e),
         };
         match written {

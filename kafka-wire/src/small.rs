@@ -85,6 +85,16 @@ impl SmallBytes {
         }
     }
 
+    /// The inline storage (length byte first), or `None` when shared.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    pub(crate) fn inline_raw(&self) -> Option<&[u8; INLINE_CAP + 1]> {
+        match self {
+            SmallBytes::Inline { raw } => Some(raw),
+            SmallBytes::Shared(_) => None,
+        }
+    }
+
     /// The length in bytes.
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
