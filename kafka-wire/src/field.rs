@@ -908,6 +908,16 @@ impl Field for Str {
     fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
         Self::write_nullable(Some(self), buf, cx)
     }
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    fn write_vec<V: VecBuf + ?Sized>(
+        &self,
+        buf: &mut V,
+        cx: Cx,
+        t: Sealed,
+    ) -> Result<(), EncodeError> {
+        Self::write_nullable_vec(Some(self), buf, cx, t)
+    }
     #[inline]
     fn size(&self, cx: Cx) -> usize {
         Self::size_nullable(Some(self), cx)
@@ -934,6 +944,24 @@ impl NullableField for Str {
         cx: Cx,
     ) -> Result<(), EncodeError> {
         put_sized(buf, Prefix::I16, v.map(|s| s.as_bytes()), cx.compact)
+    }
+    /// A short (inline) string as one fixed-size copy of its storage, the length byte
+    /// replaced by the prefix, then the vector truncated (see `SmallBytes::put_inline_str`);
+    /// every other string as `write_nullable`.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    fn write_nullable_vec<V: VecBuf + ?Sized>(
+        v: Option<&Self>,
+        buf: &mut V,
+        cx: Cx,
+        _: Sealed,
+    ) -> Result<(), EncodeError> {
+        if let Some(s) = v {
+            if s.small().put_inline_str(buf.vec(), cx.compact) {
+                return Ok(());
+            }
+        }
+        Self::write_nullable(v, buf, cx)
     }
     #[inline]
     fn size_nullable(v: Option<&Self>, cx: Cx) -> usize {
@@ -1988,5 +2016,68 @@ mod tests {
         let e = dec::<Vec<i32>>(&[0, 0, 0, 2, 0, 0, 0, 1, 0], CLASSIC).unwrap_err();
         assert_eq!(e.path().to_string(), "[1]");
         assert_eq!(e.offset(), 8);
+    }
+
+    /// Strings through the vector path (`write_vec`: a short inline string as one
+    /// fixed-size store, then truncated) against Kafka's wire form assembled by hand (an
+    /// int16 length, or the length plus one as a one-byte varint in flexible versions, then
+    /// the bytes), for every length around the inline limit, inline and shared alike, null,
+    /// after bytes already in the vector and into vectors that must grow or have room for
+    /// exactly the string (which must not grow).
+    #[test]
+    fn strings_through_the_vector_path() {
+        for n in 0..=30usize {
+            let text: String = (0..n).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+            let leaked: &'static str = Box::leak(text.clone().into_boxed_str());
+            let inline = Str::copy_from(&text);
+            let shared = Str::from_static(leaked);
+            assert_eq!(inline.small().inline_raw().is_some(), n <= 23);
+            for (cx, mut want) in [
+                (COMPACT, vec![n as u8 + 1]),
+                (CLASSIC, (n as u16).to_be_bytes().to_vec()),
+            ] {
+                want.extend_from_slice(text.as_bytes());
+                for s in [&inline, &shared] {
+                    let exact = 3 + want.len();
+                    for (prior, cap) in [(0, 0), (3, 64), (5, 6), (3, exact)] {
+                        let mut out = Vec::with_capacity(cap);
+                        out.extend_from_slice(&[9, 8, 7, 6, 5][..prior]);
+                        s.write_vec(&mut out, cx, Sealed::TOKEN).unwrap();
+                        if (prior, cap) == (3, exact) {
+                            assert_eq!(out.capacity(), exact, "never grown");
+                        }
+                        assert_eq!(out.get(..prior), Some(&[9, 8, 7, 6, 5][..prior]));
+                        assert_eq!(out.get(prior..), Some(&want[..]), "{n} {cx:?}");
+                        let mut opt = Vec::new();
+                        Some(s.clone())
+                            .write_vec(&mut opt, cx, Sealed::TOKEN)
+                            .unwrap();
+                        assert_eq!(opt, want);
+                    }
+                }
+            }
+        }
+        let mut out = Vec::new();
+        let null = Cx {
+            nullable: true,
+            ..CLASSIC
+        };
+        None::<Str>
+            .write_vec(&mut out, null, Sealed::TOKEN)
+            .unwrap();
+        None::<Str>
+            .write_vec(
+                &mut out,
+                Cx {
+                    compact: true,
+                    ..null
+                },
+                Sealed::TOKEN,
+            )
+            .unwrap();
+        assert_eq!(out, [0xff, 0xff, 0]);
+        assert!(None::<Str>
+            .write_vec(&mut out, CLASSIC, Sealed::TOKEN)
+            .is_err());
     }
 }

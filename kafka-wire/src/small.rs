@@ -95,6 +95,53 @@ impl SmallBytes {
         }
     }
 
+    /// Writes a string's length prefix and, when inline, its bytes with one fixed-size copy
+    /// of the storage, then truncates the vector to the bytes that belong: no copy of a
+    /// variable length (a `memcpy` call). Compact, the prefix is the length plus one in
+    /// one varint byte (at most 24), put in place of the length byte in a register; classic,
+    /// an int16 before the 23 bytes. Returns `false` with nothing written when the value is
+    /// shared, when the vector has no room for the whole storage (so a buffer sized exactly
+    /// for a message never grows: the caller writes the exact bytes instead), or when the
+    /// length byte is out of range (never made). Each form checks the room with its own
+    /// constant width, which LLVM merges with `extend_from_slice`'s check (a width chosen
+    /// between the forms at run time was not merged: +11% Metadata encode instructions).
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    pub(crate) fn put_inline_str(&self, out: &mut Vec<u8>, compact: bool) -> bool {
+        let Some(raw) = self.inline_raw() else {
+            return false;
+        };
+        let [len, ..] = *raw;
+        let len = usize::from(len);
+        if len > INLINE_CAP {
+            return false;
+        }
+        let start = out.len();
+        if compact {
+            if out.capacity() - start < INLINE_CAP + 1 {
+                return false;
+            }
+            if let Some((head, tail)) = raw.split_first_chunk::<8>() {
+                let head = u64::from_le_bytes(*head) & !0xff | (len as u64 + 1);
+                let mut w = [0u8; INLINE_CAP + 1];
+                if let Some((wh, wt)) = w.split_first_chunk_mut::<8>() {
+                    *wh = head.to_le_bytes();
+                    wt.copy_from_slice(tail);
+                }
+                out.extend_from_slice(&w);
+            }
+            out.truncate(start + 1 + len);
+        } else {
+            if out.capacity() - start < INLINE_CAP + 2 {
+                return false;
+            }
+            out.extend_from_slice(&(len as u16).to_be_bytes());
+            out.extend_from_slice(raw.get(1..).unwrap_or_default());
+            out.truncate(start + 2 + len);
+        }
+        true
+    }
+
     /// The length in bytes.
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]

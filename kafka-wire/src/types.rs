@@ -140,6 +140,13 @@ impl Str {
         self.0.as_slice()
     }
 
+    /// The storage, for the writer's whole-storage copy of an inline string.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    pub(crate) fn small(&self) -> &SmallBytes {
+        &self.0
+    }
+
     /// The bytes as a [`Bytes`]: a shared string without a copy, a short (inline) one
     /// copied.
     pub fn into_bytes(self) -> Bytes {
