@@ -770,3 +770,31 @@ fn one_unknown_tagged_field_per_partition_at_10000_partitions() {
     );
     assert_bound("one unknown tagged field per partition", k, b.len(), n);
 }
+
+/// The densest input for the per-byte bound that `Str`'s inline storage raised (an
+/// `Option<Str>` is 40 bytes since short strings are stored inline, 32 before): Metadata v0
+/// with 100,000 topics, each an empty name (an int16 zero, 2 bytes) that decodes to a whole
+/// 64-byte topic struct. Bytes assembled by hand from Kafka's schema (v0: an int32 array count,
+/// then each topic's int16-length name), not by our encoder.
+#[test]
+fn empty_topic_names_at_100000_topics() {
+    const N: usize = 100_000;
+    let mut b = Vec::with_capacity(4 + 2 * N);
+    b.extend_from_slice(&(N as i32).to_be_bytes());
+    for _ in 0..N {
+        b.extend_from_slice(&0i16.to_be_bytes());
+    }
+    let b = Bytes::from(b);
+    let (res, n) = measure(|| MetadataRequest::decode_exact(&b, 0));
+    let req = res.unwrap();
+    let topics = req.topics.as_deref().unwrap_or_default();
+    assert_eq!(topics.len(), N);
+    assert!(topics.iter().all(|t| t.name.as_deref() == Some("")));
+    let k = RequestBody::alloc_ratio(ApiKey::Metadata, 0);
+    eprintln!(
+        "empty topic names: {} input bytes, {n} allocated ({:.2} per byte, k = {k})",
+        b.len(),
+        n as f64 / b.len() as f64
+    );
+    assert_bound("empty topic names at 100,000 topics", k, b.len(), n);
+}
