@@ -2,6 +2,12 @@
 # The whole benchmark suite in both profiles, one after the other, then the table of
 # BENCHMARKS.md. Run from the workspace root: sh benches/scripts/run.sh [criterion filter]
 #
+# RUNS=N (default 1) repeats the pair of profiles N times, alternating them (release, bench-lto,
+# release, ...), each run saved under its own criterion baseline (`release-2`, `bench-lto-2`,
+# ...); the table then gives each cell's median ratio over the runs and their range. A single
+# run does not decide a cell near its threshold: on this machine the same binaries moved some
+# ratios across 2x between two runs 20 minutes apart.
+#
 # Heap setting: decode frees its whole result on every iteration. With glibc's defaults the
 # top of the heap is trimmed (given back to the kernel) once it exceeds the trim threshold,
 # and blocks above the mmap threshold are mapped and unmapped each time; both thresholds also
@@ -10,6 +16,13 @@
 # mmapped, the steady state of a long-running process with a warm heap.
 set -eu
 export GLIBC_TUNABLES=glibc.malloc.trim_threshold=268435456:glibc.malloc.mmap_threshold=33554432
-cargo bench -p kafka-wire-bench --bench codec -- --save-baseline release "$@"
-cargo bench -p kafka-wire-bench --bench codec --profile bench-lto -- --save-baseline bench-lto "$@"
-python3 benches/scripts/table.py
+runs=${RUNS:-1}
+i=1
+while [ "$i" -le "$runs" ]; do
+    # The first run keeps the plain baseline names, so that one run reads as before.
+    suffix=$([ "$i" -eq 1 ] && echo "" || echo "-$i")
+    cargo bench -p kafka-wire-bench --bench codec -- --save-baseline "release$suffix" "$@"
+    cargo bench -p kafka-wire-bench --bench codec --profile bench-lto -- --save-baseline "bench-lto$suffix" "$@"
+    i=$((i + 1))
+done
+python3 benches/scripts/table.py --runs "$runs"

@@ -3,7 +3,13 @@
 
 Run after benches/scripts/run.sh (which saves the baselines `release` and `bench-lto`):
 python3 benches/scripts/table.py
+
+With `--runs N` (after `RUNS=N sh benches/scripts/run.sh`, which also saves `release-2`,
+`bench-lto-2`, ... up to N), each cell shows the medians of the first run and, as the ratio,
+the median of the N runs' ratios with their range (min-max): each run's pair of medians was
+taken minutes apart, so the ratio of one run is the unit that is compared, not pooled times.
 """
+import argparse
 import json
 import os
 import re
@@ -60,7 +66,32 @@ def fmt(ns):
     return f"{ns:.0f} ns"
 
 
+def baselines(profile, runs):
+    return [profile] + [f"{profile}-{i}" for i in range(2, runs + 1)]
+
+
+def ratio_cell(g, op, profile, runs):
+    """The ratio text of one cell: one run's ratio, or the median of several with their range."""
+    ratios = []
+    for b in baselines(profile, runs):
+        ours = median_ns(g, f"{op}_kafka-wire", b)
+        theirs = median_ns(g, f"{THEIRS.get(op, op)}_kafka-protocol", b)
+        if ours and theirs:
+            ratios.append(theirs / ours)
+    if not ratios:
+        return "-"
+    ratios.sort()
+    n = len(ratios)
+    mid = ratios[n // 2] if n % 2 else (ratios[n // 2 - 1] + ratios[n // 2]) / 2
+    if n == 1:
+        return f"**{mid:.2f}×**"
+    return f"**{mid:.2f}×** ({ratios[0]:.2f}-{ratios[-1]:.2f}, {n} runs)"
+
+
 def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=1)
+    runs = ap.parse_args().runs
     head = "| input | bytes | op |"
     rule = "| --- | ---: | --- |"
     for p in PROFILES:
@@ -79,7 +110,7 @@ def main():
                 theirs = median_ns(g, f"{THEIRS.get(op, op)}_kafka-protocol", p)
                 size = size or size_bytes(g, bench, p)
                 found = found or ours is not None
-                ratio = f"**{theirs / ours:.2f}×**" if ours and theirs else "-"
+                ratio = ratio_cell(g, op, p, runs)
                 row += f" {fmt(ours)} | {fmt(theirs)} | {ratio} |"
             if found:
                 label = LABELS.get(op, op)
