@@ -113,6 +113,85 @@ fn builder_writes_the_vectors() {
     assert_eq!(b.build().unwrap().as_ref(), hex(VEC_C));
 }
 
+/// The hand-assembled vectors (a) and (b) through `append_all` and `Extend`.
+#[test]
+fn append_all_writes_the_vectors() {
+    let mut b = BatchBuilder::new(0);
+    b.append_all([NewRecord::new(TS, None, Some(b"hello"))]);
+    assert_eq!(b.build().unwrap().as_ref(), hex(VEC_A));
+
+    let headers = [NewHeader::new("h", Some(b"v"))];
+    let records = [NewRecord::new(TS, None, Some(b"hello")).with_headers(&headers)];
+    let mut b = BatchBuilder::new(0);
+    b.extend(&records);
+    assert_eq!(b.build().unwrap().as_ref(), hex(VEC_B));
+
+    let mut b = BatchBuilder::new(0);
+    b.extend(records.iter().copied());
+    assert_eq!(b.build().unwrap().as_ref(), hex(VEC_B));
+}
+
+/// `append_all` of nothing changes nothing: no batch, or the records appended before.
+#[test]
+fn append_all_of_nothing() {
+    let mut b = BatchBuilder::new(5);
+    b.append_all(std::iter::empty());
+    assert_eq!((b.len(), b.next_offset()), (0, 5));
+    assert!(b.build().unwrap().is_empty());
+
+    let mut b = BatchBuilder::new(0);
+    b.append(TS, None, Some(b"hello"), &[]);
+    b.append_all([]);
+    assert_eq!(b.next_offset(), 1);
+    assert_eq!(b.build().unwrap().as_ref(), hex(VEC_A));
+}
+
+/// `append_all` refuses at build what `append` refuses: a negative timestamp other than -1,
+/// offset deltas past an int32 (the record at base + 2^31 - 1 is the last that fits), and
+/// the first error is the one reported.
+#[test]
+fn append_all_refuses_what_append_refuses() {
+    let err = |f: &dyn Fn(&mut BatchBuilder)| {
+        let mut b = BatchBuilder::new(10);
+        f(&mut b);
+        b.build().map(|_| ()).unwrap_err().to_string()
+    };
+    let bad_ts = err(&|b| {
+        b.append_all([
+            NewRecord::new(TS, None, None),
+            NewRecord::new(-2, None, None),
+        ]);
+    });
+    assert!(bad_ts.contains("invalid negative timestamp"), "{bad_ts}");
+    let mut b = BatchBuilder::new(10);
+    b.append_all([
+        NewRecord::new(-1, None, None),
+        NewRecord::new(0, None, None),
+    ]);
+    let bytes = b.build().unwrap();
+    let h = *only_batch(&bytes).header();
+    assert_eq!((h.base_timestamp, h.max_timestamp), (-1, 0));
+
+    let last = 10 + i64::from(i32::MAX);
+    let near = |b: &mut BatchBuilder, n: usize| {
+        b.append_with_offset(last - 2, TS, None, Some(b"x"), &[]);
+        b.append_all((0..n).map(|_| NewRecord::new(TS, None, Some(b"y"))));
+    };
+    let mut b = BatchBuilder::new(10);
+    near(&mut b, 2);
+    assert_eq!(b.next_offset(), last + 1);
+    let bytes = b.build().unwrap();
+    let h = *only_batch(&bytes).header();
+    assert_eq!((h.last_offset_delta, h.record_count), (i32::MAX, 3));
+    let past = err(&|b| near(b, 3));
+    assert!(past.contains("offset delta"), "{past}");
+    let first = err(&|b| {
+        near(b, 3);
+        b.append_all([NewRecord::new(-7, None, None)]);
+    });
+    assert_eq!(first, past);
+}
+
 #[test]
 fn from_header_reencodes_exactly() {
     for v in [VEC_A, VEC_B, VEC_C] {
@@ -661,6 +740,12 @@ mod versus_kafka_protocol {
         want.to_vec()
     }
 
+    /// `recs` as records for `append_all`.
+    fn plain(recs: &[Plain]) -> impl Iterator<Item = NewRecord<'_>> {
+        recs.iter()
+            .map(|(ts, k, v)| NewRecord::new(*ts, k.as_deref(), v.as_deref()))
+    }
+
     /// A Produce request v3-v8 whose last partition's batch is built in place at the end of
     /// the encoded frame (`BatchBuilder::ending_frame`): kafka-protocol reads the frame's
     /// size, header and request, and its record decoder reads both partitions' batches to the
@@ -814,11 +899,12 @@ mod versus_kafka_protocol {
                     ours.append(*ts, k.as_deref(), v.as_deref(), &[]);
                 }
                 let got = ours.build().unwrap();
-                assert_eq!(
-                    &got[..],
-                    &theirs_batch(n as i64, recs)[..],
-                    "case {n} capacity {cap}"
-                );
+                let want = theirs_batch(n as i64, recs);
+                assert_eq!(&got[..], &want[..], "case {n} capacity {cap}");
+                let mut all = BatchBuilder::with_buffer(n as i64, Vec::with_capacity(cap + n));
+                all.append_all(plain(recs));
+                let got = all.build().unwrap();
+                assert!(got[..] == want[..], "append_all: case {n} capacity {cap}");
             }
         }
     }
@@ -862,7 +948,11 @@ mod versus_kafka_protocol {
                 ours.append(*ts, k.as_deref(), v.as_deref(), &[]);
             }
             let got = ours.build().unwrap();
-            assert!(got[..] == theirs_batch(n as i64, recs)[..], "case {n}");
+            let want = theirs_batch(n as i64, recs);
+            assert!(got[..] == want[..], "case {n}");
+            let mut all = BatchBuilder::new(n as i64);
+            all.append_all(plain(recs));
+            assert!(all.build().unwrap()[..] == want[..], "append_all: case {n}");
         }
     }
 
@@ -944,6 +1034,67 @@ mod versus_kafka_protocol {
             let got = ours.build().unwrap();
             prop_assert_eq!(&got[..], &want[..]);
         }
+
+        /// `append_all` (with headers, null keys and values, values long enough for the fused
+        /// CRC path) writes what kafka-protocol's encoder writes, and kafka-protocol's decoder
+        /// reads it back to the records given.
+        #[test]
+        fn append_all_writes_what_kafka_protocol_writes(
+            base in 0i64..1 << 40,
+            first_ts in 0i64..1 << 42,
+            recs in vec(record(), 0..60),
+        ) {
+            let mut theirs = Vec::new();
+            let mut ts = first_ts;
+            let mut owned = Vec::new();
+            for (i, (step, key, value, headers)) in recs.iter().enumerate() {
+                ts += step;
+                let headers: Vec<(String, Option<Vec<u8>>)> = headers
+                    .iter()
+                    .enumerate()
+                    .map(|(j, (k, v))| (format!("{j}{k}"), v.clone()))
+                    .collect();
+                let mut map = IndexMap::new();
+                for (k, v) in &headers {
+                    map.insert(StrBytes::from_string(k.clone()), v.clone().map(Bytes::from));
+                }
+                let (k, v) = (key.clone().map(Bytes::from), value.clone().map(Bytes::from));
+                theirs.push(kp_record(base, i, ts, k, v, map));
+                owned.push((ts, key.clone(), value.clone(), headers));
+            }
+            let hs: Vec<Vec<NewHeader<'_>>> = owned
+                .iter()
+                .map(|(_, _, _, h)| h.iter().map(|(k, v)| NewHeader::new(k, v.as_deref())).collect())
+                .collect();
+            let news: Vec<NewRecord<'_>> = owned
+                .iter()
+                .zip(&hs)
+                .map(|((ts, k, v, _), h)| {
+                    NewRecord::new(*ts, k.as_deref(), v.as_deref()).with_headers(h)
+                })
+                .collect();
+            let mut ours = BatchBuilder::new(base);
+            ours.append_all(news.iter().copied());
+            let got = ours.build().unwrap();
+            if theirs.is_empty() {
+                prop_assert!(got.is_empty());
+                return Ok(());
+            }
+            let mut want = bytes::BytesMut::new();
+            let opts = kp::RecordEncodeOptions { version: 2, compression: kp::Compression::None };
+            kp::RecordBatchEncoder::encode(&mut want, &theirs, &opts).unwrap();
+            prop_assert_eq!(&got[..], &want[..]);
+            let mut buf = got.clone();
+            let read = kp::RecordBatchDecoder::decode(&mut buf).unwrap().records;
+            prop_assert_eq!(read.len(), theirs.len());
+            for (r, t) in read.iter().zip(&theirs) {
+                prop_assert_eq!(r.offset, t.offset);
+                prop_assert_eq!(r.timestamp, t.timestamp);
+                prop_assert_eq!(&r.key, &t.key);
+                prop_assert_eq!(&r.value, &t.value);
+                prop_assert_eq!(&r.headers, &t.headers);
+            }
+        }
     }
 }
 
@@ -986,6 +1137,112 @@ fn checksums_match_their_definitions() {
         for start in [0usize, 1, 7] {
             let d = &data[start..start + len];
             assert_eq!(crc32c(d), bitwise(d), "length {len} at {start}");
+        }
+    }
+}
+
+/// `append_all` against one `append` per record, on random records around every edge: empty
+/// and single-record runs, runs between per-record appends, headers, null keys and values,
+/// values on both sides of the fused CRC path's 256 bytes, timestamps -1 and invalid
+/// negative ones, offsets wrapping past i64::MAX and offset deltas up to and past an int32
+/// (after an `append_with_offset` near base + 2^31 - 1), every codec. The two builders must
+/// give the same bytes, or the same error.
+mod append_all_equals_append {
+    use super::*;
+    use proptest::collection::vec;
+    use proptest::option;
+    use proptest::prelude::*;
+
+    type Rec = (
+        i64,
+        Option<Vec<u8>>,
+        Option<Vec<u8>>,
+        Vec<(String, Option<Vec<u8>>)>,
+    );
+
+    fn bytes() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            vec(any::<u8>(), 0..=17),
+            vec(any::<u8>(), 240..=300),
+            vec(any::<u8>(), 0..=5000),
+        ]
+    }
+
+    fn record() -> impl Strategy<Value = Rec> {
+        (
+            prop_oneof![
+                8 => TS..TS + 1000,
+                1 => Just(-1i64),
+                1 => Just(0i64),
+                1 => -3i64..-1,
+                1 => Just(i64::MAX),
+            ],
+            option::of(bytes()),
+            option::of(bytes()),
+            prop_oneof![
+                3 => Just(Vec::new()),
+                1 => vec(("[a-z]{0,5}", option::of(vec(any::<u8>(), 0..40))), 1..3),
+            ],
+        )
+    }
+
+    fn append(b: &mut BatchBuilder, (ts, k, v, h): &Rec) {
+        let hs: Vec<NewHeader<'_>> = h
+            .iter()
+            .map(|(k, v)| NewHeader::new(k, v.as_deref()))
+            .collect();
+        b.append(*ts, k.as_deref(), v.as_deref(), &hs);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        #[test]
+        fn same_bytes_or_same_error(
+            base in prop_oneof![0i64..1000, i64::MAX - 20..=i64::MAX, -1000i64..0],
+            jump in option::of(0i64..4),
+            codec in 0usize..5,
+            recs in vec(record(), 0..24),
+            split in (0usize..24, 0usize..24),
+        ) {
+            let codec = Compression::ALL[codec];
+            let n = recs.len();
+            let (a, b) = (split.0.min(n), split.1.min(n));
+            let (from, to) = (a.min(b), a.max(b));
+            let start = |b: &mut BatchBuilder| {
+                b.compression(codec);
+                if let Some(k) = jump {
+                    // The next offsets' deltas reach an int32's maximum k + 1 records on.
+                    let at = base.wrapping_add(i64::from(i32::MAX) - k - 1);
+                    b.append_with_offset(at, TS, None, Some(b"jump"), &[]);
+                }
+            };
+            let mut one = BatchBuilder::new(base);
+            start(&mut one);
+            for r in &recs {
+                append(&mut one, r);
+            }
+            let mut all = BatchBuilder::new(base);
+            start(&mut all);
+            for r in &recs[..from] {
+                append(&mut all, r);
+            }
+            let hs: Vec<Vec<NewHeader<'_>>> = recs[from..to]
+                .iter()
+                .map(|(_, _, _, h)| h.iter().map(|(k, v)| NewHeader::new(k, v.as_deref())).collect())
+                .collect();
+            all.append_all(recs[from..to].iter().zip(&hs).map(|((ts, k, v, _), h)| {
+                NewRecord::new(*ts, k.as_deref(), v.as_deref()).with_headers(h)
+            }));
+            for r in &recs[to..] {
+                append(&mut all, r);
+            }
+            prop_assert_eq!(all.len(), one.len());
+            prop_assert_eq!(all.next_offset(), one.next_offset());
+            let (all, one) = (all.build(), one.build());
+            match (&all, &one) {
+                (Ok(x), Ok(y)) => prop_assert!(x == y, "{codec}: batches differ"),
+                _ => prop_assert_eq!(all, one),
+            }
         }
     }
 }

@@ -23,7 +23,7 @@ use x86::detected as x86_detected;
 /// The running CRC-32C of a batch being built: the fused path where it is compiled in, the
 /// CPU has it and it is enabled; else the portable path (plain copies, and `finish` leaves the
 /// checksum to one pass over the finished batch).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 pub(super) struct Fused {
     #[cfg(all(target_arch = "x86_64", not(kafka_wire_portable)))]
     simd: x86::Fused,
@@ -45,6 +45,32 @@ impl Fused {
         self.simd.set_enabled(yes);
         #[cfg(not(all(target_arch = "x86_64", not(kafka_wire_portable))))]
         let _ = yes;
+    }
+
+    /// Whether copies go through the fused path (compiled in, the CPU has it, enabled).
+    #[inline(always)]
+    pub(super) fn enabled(&self) -> bool {
+        #[cfg(all(target_arch = "x86_64", not(kafka_wire_portable)))]
+        return self.simd.enabled();
+        #[cfg(not(all(target_arch = "x86_64", not(kafka_wire_portable))))]
+        false
+    }
+
+    /// Calls `f`, compiled for the fused path's CPU features when `enabled` (what
+    /// [`enabled`](Self::enabled) said), so that the fused copies `f` makes can be inlined
+    /// into it and their state kept in registers from one copy to the next; else plainly.
+    #[inline(always)]
+    pub(super) fn compiled_for_fused<R>(enabled: bool, f: impl FnOnce() -> R) -> R {
+        #[cfg(all(target_arch = "x86_64", not(kafka_wire_portable)))]
+        if enabled {
+            // SAFETY: `enabled` is only true when `detected()` found every CPU feature
+            // `with_features` is compiled for; the function itself is safe code.
+            #[allow(unsafe_code)]
+            return unsafe { x86::with_features(f) };
+        }
+        #[cfg(not(all(target_arch = "x86_64", not(kafka_wire_portable))))]
+        let _ = enabled;
+        f()
     }
 
     /// Where the batch starts in the buffer the copies go into (0 unless the batch is
@@ -315,6 +341,12 @@ mod x86 {
             self.enabled = yes && detected() && !super::fused_off();
         }
 
+        /// Whether copies go through the fused path.
+        #[inline(always)]
+        pub(in crate::records) fn enabled(&self) -> bool {
+            self.enabled
+        }
+
         /// Tests: whether any bytes went through the fused path.
         #[cfg(test)]
         pub(in crate::records) fn used(&self) -> bool {
@@ -370,6 +402,9 @@ mod x86 {
             }
         }
 
+        // `#[inline]`: inlined into `with_features`' loops (a batch appended at once), where
+        // the state then stays in registers; elsewhere called.
+        #[inline]
         #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,vpclmulqdq,pclmulqdq,sse4.2")]
         fn copy_simd(&mut self, out: &mut Vec<u8>, pre: &[u8; PRE], n: usize, src: &[u8]) {
             let keys = keys();
@@ -553,6 +588,13 @@ mod x86 {
             let len = (batch.len() - self.start) as u64;
             Some(!(shift(head, len) ^ records))
         }
+    }
+
+    /// Calls `f` compiled for the fused path's CPU features: the fused copies it makes (all
+    /// inlined functions) are inlined into it. Call only when [`detected`] is true.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,vpclmulqdq,pclmulqdq,sse4.2")]
+    pub(super) fn with_features<R>(f: impl FnOnce() -> R) -> R {
+        f()
     }
 
     /// Folds every whole block of `out[from..]`; returns the accumulators and where the
@@ -983,7 +1025,7 @@ mod tests {
     /// once without: the same bytes, and the CRC is Kafka's (checked by the decoder).
     #[test]
     fn builder_batches_identical_with_and_without_the_fused_path() {
-        use crate::records::{BatchBuilder, NewHeader};
+        use crate::records::{BatchBuilder, NewHeader, NewRecord};
 
         let mut s = 0x2545_f491_4f6c_dd1du64;
         let mut next = move || rng(&mut s);
@@ -1001,32 +1043,63 @@ mod tests {
             .collect();
         // Built alone, and appended after 0-69 other bytes (the fused stream's blocks then
         // start elsewhere relative to the batch).
+        let headers: Vec<[NewHeader<'_>; 1]> = records
+            .iter()
+            .map(|(_, v)| [NewHeader::new("h", Some(&v[..v.len().min(300)]))])
+            .collect();
         for pre in [None].into_iter().chain((0..70).map(Some)) {
-            let build = || {
+            // One `append` per record, or (`at_once`) the records in three `append_all`
+            // runs, the last one with headers and a third of the records.
+            let build = |at_once: bool| {
                 let mut b = match pre {
                     None => BatchBuilder::new(1000),
                     Some(n) => BatchBuilder::appending_to(1000, vec![0xA5; n]),
                 };
                 b.producer(7, 1, 0);
-                for (i, (k, v)) in records.iter().enumerate() {
-                    let h = [NewHeader::new("h", Some(&v[..v.len().min(300)]))];
-                    b.append(1_700_000_000_000 + i as i64, Some(k), Some(v), &h);
+                let record = |i: usize| {
+                    let (k, v) = &records[i];
+                    let r = NewRecord::new(1_700_000_000_000 + i as i64, Some(k), Some(v));
+                    r.with_headers(&headers[i])
+                };
+                if at_once {
+                    let n = records.len();
+                    b.append_all((0..1).map(|i| record(i).with_headers(&[])));
+                    b.append_all((1..n / 2).map(|i| record(i).with_headers(&[])));
+                    b.append_all((n / 2..n).map(record));
+                } else {
+                    for (i, (k, v)) in records.iter().enumerate() {
+                        let h = if i < records.len() / 2 {
+                            &[][..]
+                        } else {
+                            &headers[i]
+                        };
+                        b.append(1_700_000_000_000 + i as i64, Some(k), Some(v), h);
+                    }
                 }
                 let used = b.fused_used();
                 (b.build_vec().expect("a valid batch"), used)
             };
-            let (fused, used) = build();
-            let (plain, plain_used) = with_fused_off(build);
-            assert!(!plain_used, "with_fused_off left the fused path on");
+            let (fused, used) = build(false);
+            let (plain, plain_used) = with_fused_off(|| build(false));
+            let (fused_all, used_all) = build(true);
+            let (plain_all, plain_used_all) = with_fused_off(|| build(true));
+            assert!(
+                !plain_used && !plain_used_all,
+                "with_fused_off left the fused path on"
+            );
             #[cfg(all(target_arch = "x86_64", not(kafka_wire_portable)))]
             if !skip_without_avx512("the builder's fused path", x86_detected()) {
-                assert!(used, "the fused path was not taken");
+                assert!(used && used_all, "the fused path was not taken");
             }
-            let _ = used;
+            let _ = (used, used_all);
             assert_eq!(fused.len(), plain.len());
             assert!(
                 fused == plain,
                 "the two paths' batches differ (prefix {pre:?})"
+            );
+            assert!(
+                fused_all == plain && plain_all == plain,
+                "append_all's batches differ from append's (prefix {pre:?})"
             );
             // Kafka's CRC-32C of bytes 21.., from an independent implementation.
             let batch = &plain[pre.unwrap_or(0)..];

@@ -52,7 +52,7 @@ pub use error::{RecordsError, RecordsErrorKind};
 pub use read::{
     Batch, BatchRecords, Batches, Header, HeaderIter, Headers, Record, RecordIter, TruncatedBatch,
 };
-pub use write::{BatchBuilder, NewHeader};
+pub use write::{BatchBuilder, NewHeader, NewRecord};
 
 /// The offset and size fields in front of every entry.
 pub const LOG_OVERHEAD: usize = 12;
