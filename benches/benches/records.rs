@@ -4,7 +4,9 @@
 //!
 //! Run: `cargo bench -p kafka-wire-bench --bench records`. Before timing, each workload is
 //! built by both libraries, the uncompressed batches are asserted identical, and each library
-//! reads the other's batches to the same records.
+//! reads the other's batches to the same records. `build/kafka-wire` appends one record at a
+//! time (`BatchBuilder::append`), `build_all/kafka-wire` all at once
+//! (`BatchBuilder::append_all`), as kafka-protocol's encoder takes them.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -29,6 +31,10 @@ fn bench(c: &mut Criterion) {
             let mut out = Vec::new();
             g.bench_function("build/kafka-wire", |b| {
                 b.iter(|| build_ours(black_box(&w), codec, &mut out))
+            });
+            let mut out = Vec::new();
+            g.bench_function("build_all/kafka-wire", |b| {
+                b.iter(|| build_ours_all(black_box(&w), codec, &mut out))
             });
             let mut out = BytesMut::new();
             g.bench_function("build/kafka-protocol", |b| {

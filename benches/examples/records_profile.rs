@@ -1,7 +1,8 @@
 //! One record-batch operation in a loop, for instruction counts under callgrind:
 //! `valgrind --tool=callgrind target/release/examples/records_profile large none read ours 10`
-//! (workload large|tiny; codec none|gzip|snappy|lz4|zstd; op read|read-nocrc|build|crc; lib
-//! ours|theirs; read-nocrc is ours only).
+//! (workload large|tiny; codec none|gzip|snappy|lz4|zstd; op
+//! read|read-nocrc|build|build-all|crc; lib ours|theirs; read-nocrc is ours only, build-all
+//! is ours through `BatchBuilder::append_all` and theirs' only build).
 //! Subtract a run with count 0 to remove the setup. `records_profile time [WORKLOAD [CODEC]]`
 //! instead prints the median wall-clock time per operation of every pair (or of those
 //! named), for a quick look on a busy box.
@@ -45,13 +46,15 @@ fn time_all(workload: Option<&str>, only: Option<&str>) {
             });
             let mut v = Vec::new();
             let b_o = median_us(15, 10, || build_ours(black_box(&w), codec, &mut v));
+            let b_a = median_us(15, 10, || build_ours_all(black_box(&w), codec, &mut v));
             let mut m = BytesMut::new();
             let b_t = median_us(15, 10, || build_theirs(black_box(&w), codec, &mut m));
             println!(
-                "{} {codec}: read {r_o:.1} us vs {r_t:.1} us ({:.2}x), build {b_o:.1} us vs {b_t:.1} us ({:.2}x)",
+                "{} {codec}: read {r_o:.1} us vs {r_t:.1} us ({:.2}x), build {b_o:.1} us vs {b_t:.1} us ({:.2}x), build_all {b_a:.1} us ({:.2}x)",
                 w.name,
                 r_t / r_o,
-                b_t / b_o
+                b_t / b_o,
+                b_t / b_a
             );
         }
     }
@@ -104,6 +107,8 @@ fn main() {
             ("read-nocrc", "ours") => sum += read_ours_with(black_box(&ours), false),
             ("read", "theirs") => sum += read_theirs(black_box(&theirs)),
             ("build", "ours") => build_ours(black_box(&w), codec, &mut v),
+            ("build-all", "ours") => build_ours_all(black_box(&w), codec, &mut v),
+            ("build-all", "theirs") => build_theirs(black_box(&w), codec, &mut m),
             ("build", "theirs") => build_theirs(black_box(&w), codec, &mut m),
             ("crc", _) => sum += crc32c(black_box(&ours)) as usize,
             _ => panic!("unknown op"),

@@ -6,7 +6,7 @@ use bytes::{Bytes, BytesMut};
 use kafka_protocol::indexmap::IndexMap;
 use kafka_protocol::protocol::StrBytes;
 use kafka_protocol::records as kp;
-use kafka_wire::records::{BatchBuilder, Batches, Compression, ReadOptions};
+use kafka_wire::records::{BatchBuilder, Batches, Compression, NewRecord, ReadOptions};
 
 /// One workload: the records to write, in both libraries' shapes.
 pub struct RecordsWorkload {
@@ -101,6 +101,21 @@ pub fn build_ours(w: &RecordsWorkload, codec: Compression, out: &mut Vec<u8>) {
     *out = b.build_vec().expect("build");
 }
 
+/// Builds the batch with kafka-wire into `out` (cleared first), all records in one
+/// `BatchBuilder::append_all`: the like-for-like call of kafka-protocol's encoder, which takes
+/// all records at once.
+pub fn build_ours_all(w: &RecordsWorkload, codec: Compression, out: &mut Vec<u8>) {
+    let mut b = BatchBuilder::with_buffer(0, std::mem::take(out));
+    b.compression(codec);
+    b.partition_leader_epoch(-1);
+    b.append_all(
+        w.records
+            .iter()
+            .map(|(ts, k, v)| NewRecord::new(*ts, k.as_deref(), v.as_deref())),
+    );
+    *out = b.build_vec().expect("build");
+}
+
 /// Builds the batch with kafka-protocol into `out` (cleared first).
 pub fn build_theirs(w: &RecordsWorkload, codec: Compression, out: &mut BytesMut) {
     out.clear();
@@ -163,7 +178,14 @@ pub fn check_records(w: &RecordsWorkload, codec: Compression) -> (Bytes, Bytes) 
     build_ours(w, codec, &mut a);
     let mut b = BytesMut::new();
     build_theirs(w, codec, &mut b);
+    let mut all = Vec::new();
+    build_ours_all(w, codec, &mut all);
     let (a, b) = (Bytes::from(a), b.freeze());
+    assert!(
+        all == a,
+        "{} {codec}: append_all differs from append",
+        w.name
+    );
     if codec == Compression::None {
         let first_diff = a.iter().zip(b.iter()).position(|(x, y)| x != y);
         assert!(
