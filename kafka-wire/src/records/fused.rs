@@ -119,6 +119,26 @@ impl Fused {
     }
 }
 
+/// Values at least this long take [`x86::crc32c_ymm`] where it is the faster choice (below,
+/// `crc-fast`'s set-up is the smaller).
+#[cfg(all(target_arch = "x86_64", not(kafka_wire_portable)))]
+const YMM_MIN: usize = 256;
+
+/// CRC-32C of `data`, Kafka's batch checksum: `crc-fast` (AVX-512 VPCLMULQDQ, SSE
+/// PCLMULQDQ or Arm NEON, chosen at run time), except on x86-64 CPUs with 256-bit VPCLMULQDQ
+/// but no AVX-512 (AMD Zen 3, Intel Alder Lake), where `crc-fast` would fold 128 bits at a
+/// time and this crate's 256-bit fold is faster.
+pub(super) fn crc32c(data: &[u8]) -> u32 {
+    #[cfg(all(target_arch = "x86_64", not(kafka_wire_portable)))]
+    if data.len() >= YMM_MIN && x86::ymm_detected() && !fused_off() {
+        // SAFETY: `ymm_detected()` found every CPU feature `crc32c_ymm` is compiled for; the
+        // function itself is safe code.
+        #[allow(unsafe_code)]
+        return unsafe { x86::crc32c_ymm(data) };
+    }
+    crc_fast::crc32_iscsi(data)
+}
+
 /// The size of the builder's record block, whose first bytes [`Fused::copy_after`] writes
 /// before a value.
 pub(super) const PRE: usize = super::write::PRE;
@@ -252,13 +272,14 @@ fn skip_without_avx512(what: &str, have: bool) -> bool {
 #[cfg(all(target_arch = "x86_64", not(kafka_wire_portable)))]
 mod x86 {
     use core::arch::x86_64::{
-        __m512i, _mm512_add_epi8, _mm512_clmulepi64_epi128, _mm512_mask_blend_epi8,
+        __m256i, __m512i, _mm256_clmulepi64_epi128, _mm256_set_epi64x, _mm256_setzero_si256,
+        _mm256_xor_si256, _mm512_add_epi8, _mm512_clmulepi64_epi128, _mm512_mask_blend_epi8,
         _mm512_permutex2var_epi8, _mm512_permutexvar_epi8, _mm512_set1_epi8, _mm512_set_epi64,
         _mm512_sub_epi8, _mm512_ternarylogic_epi64, _mm_clmulepi64_si128, _mm_crc32_u64,
         _mm_crc32_u8, _mm_cvtsi128_si64, _mm_cvtsi64_si128,
     };
 
-    use super::{x_pow, BLOCK, KEYS, PRE};
+    use super::{fold_keys, x_pow, BLOCK, KEYS, PRE};
     use crate::records::RECORD_BATCH_OVERHEAD;
 
     /// The first byte the CRC covers.
@@ -624,6 +645,59 @@ mod x86 {
         u64::MAX.checked_shl(at as u32).unwrap_or(0)
     }
 
+    /// Bytes per step of [`crc32c_ymm`]: four 256-bit accumulators.
+    const YMM_GROUP: usize = 128;
+
+    /// [`crc32c_ymm`]'s folding constants: each accumulator folds forward past a group.
+    const KEYS_YMM: (i64, i64) = fold_keys(8 * YMM_GROUP as u64);
+
+    /// Whether [`crc32c_ymm`] runs here and is the faster choice: the CPU has 256-bit
+    /// VPCLMULQDQ but not AVX-512VL, with which `crc-fast` folds 512 bits at a time itself
+    /// (without it, `crc-fast` folds 128 bits at a time).
+    pub(super) fn ymm_detected() -> bool {
+        ymm_capable() && !std::is_x86_feature_detected!("avx512vl")
+    }
+
+    /// Whether the CPU has every instruction [`crc32c_ymm`] uses.
+    fn ymm_capable() -> bool {
+        std::is_x86_feature_detected!("vpclmulqdq")
+            && std::is_x86_feature_detected!("avx2")
+            && std::is_x86_feature_detected!("pclmulqdq")
+            && std::is_x86_feature_detected!("sse4.2")
+    }
+
+    /// The CRC-32C of `data` (Kafka's checksum: initial register and result inverted) by
+    /// 256-bit carry-less folding: each 128-byte group is folded into four accumulators,
+    /// which end up 128 bytes congruent to everything folded; the `crc32` instruction then
+    /// takes them and the last bytes from a zero register, and the initial register's
+    /// contribution is added by shifting it past the whole length. Call only when
+    /// [`ymm_detected`] is true.
+    #[target_feature(enable = "avx2,vpclmulqdq,pclmulqdq,sse4.2")]
+    pub(super) fn crc32c_ymm(data: &[u8]) -> u32 {
+        let (lo, hi) = KEYS_YMM;
+        let keys = _mm256_set_epi64x(hi, lo, hi, lo);
+        let mut acc = [_mm256_setzero_si256(); 4];
+        let mut groups = data.chunks_exact(YMM_GROUP);
+        for g in &mut groups {
+            let Some(g) = g.first_chunk::<YMM_GROUP>() else {
+                break;
+            };
+            let d: [__m256i; 4] = bytemuck::cast(*g);
+            for (a, d) in acc.iter_mut().zip(d) {
+                let lo = _mm256_clmulepi64_epi128::<0x00>(*a, keys);
+                let hi = _mm256_clmulepi64_epi128::<0x11>(*a, keys);
+                *a = _mm256_xor_si256(_mm256_xor_si256(lo, hi), d);
+            }
+        }
+        let words: [u64; YMM_GROUP / 8] = bytemuck::cast(acc);
+        let mut c = 0u64;
+        for w in words {
+            c = _mm_crc32_u64(c, w);
+        }
+        let reg = crc_bytes(c as u32, groups.remainder());
+        !(shift(!0, data.len() as u64) ^ reg)
+    }
+
     /// Whether this CPU has every instruction the fused path uses.
     pub(super) fn detected() -> bool {
         std::is_x86_feature_detected!("avx512f")
@@ -845,6 +919,32 @@ mod x86 {
                 BLOCK * (BLOCK + 1),
                 "the second copy did not compose"
             );
+        }
+
+        /// The 256-bit fold against the bitwise CRC-32C at every length to 4 KiB, from every
+        /// alignment to 64, and at large random lengths; and `crc32c` (which picks it here)
+        /// against `crc-fast`.
+        #[test]
+        fn ymm_crc_matches_the_table_crc() {
+            if !ymm_capable() {
+                eprintln!("SKIPPED: this CPU lacks VPCLMULQDQ/AVX2: the 256-bit CRC-32C");
+                return;
+            }
+            let mut s = 0x9e37_79b9_7f4a_7c15u64;
+            let data: Vec<u8> = (0..(1 << 20) + 64).map(|_| rng(&mut s) as u8).collect();
+            for len in 0..4096 {
+                let at = len % 64;
+                let d = &data[at..at + len];
+                // SAFETY: ymm_capable() is true.
+                #[allow(unsafe_code)]
+                let got = unsafe { crc32c_ymm(d) };
+                assert_eq!(got, super::super::model::crc32c(d), "length {len}");
+            }
+            for _ in 0..20 {
+                let len = rng(&mut s) as usize % (1 << 20);
+                let d = &data[64 - len % 64..][..len];
+                assert_eq!(super::super::crc32c(d), crc_fast::crc32_iscsi(d), "{len}");
+            }
         }
 
         #[test]

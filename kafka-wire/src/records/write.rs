@@ -656,7 +656,7 @@ impl BatchBuilder {
             None
         };
         let crc = folded
-            .unwrap_or_else(|| crc_fast::crc32_iscsi(self.buf.get(at + 21..).unwrap_or_default()));
+            .unwrap_or_else(|| super::fused::crc32c(self.buf.get(at + 21..).unwrap_or_default()));
         if let Some(dst) = self.buf.get_mut(at + 17..at + 21) {
             dst.copy_from_slice(&crc.to_be_bytes());
         }
