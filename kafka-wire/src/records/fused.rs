@@ -10,6 +10,10 @@
 //! fields are only known at `build`, so the records' CRC is joined to the header's by
 //! multiplying the header's CRC by x^(8·len) modulo the polynomial.
 //!
+//! On x86-64 CPUs with VPCLMULQDQ and AVX2 but no AVX-512 (AMD Zen 3, Intel Alder Lake) a
+//! 256-bit variant does the same with 32-byte blocks (`copy_ymm`): the fields written before
+//! each value are folded back from the batch, there is no composed first block.
+//!
 //! Elsewhere (other CPUs and architectures, compressed batches, batches with no long value)
 //! the builder takes the portable path: it copies, and the checksum is one `crc-fast` pass at
 //! `build`. That path is the same code on every architecture (x86-64 selects it at run time),
@@ -47,29 +51,35 @@ impl Fused {
         let _ = yes;
     }
 
-    /// Whether copies go through the fused path (compiled in, the CPU has it, enabled).
+    /// Which fused path copies go through: 0 none (not compiled in, the CPU lacks it, or
+    /// disabled), 1 the 512-bit one, 2 the 256-bit one.
     #[inline(always)]
-    pub(super) fn enabled(&self) -> bool {
+    pub(super) fn enabled(&self) -> u8 {
         #[cfg(all(target_arch = "x86_64", not(kafka_wire_portable)))]
-        return self.simd.enabled();
+        return self.simd.mode();
         #[cfg(not(all(target_arch = "x86_64", not(kafka_wire_portable))))]
-        false
+        0
     }
 
-    /// Calls `f`, compiled for the fused path's CPU features when `enabled` (what
+    /// Calls `f`, compiled for the CPU features of the fused path `mode` (what
     /// [`enabled`](Self::enabled) said), so that the fused copies `f` makes can be inlined
     /// into it and their state kept in registers from one copy to the next; else plainly.
     #[inline(always)]
-    pub(super) fn compiled_for_fused<R>(enabled: bool, f: impl FnOnce() -> R) -> R {
+    pub(super) fn compiled_for_fused<R>(mode: u8, f: impl FnOnce() -> R) -> R {
         #[cfg(all(target_arch = "x86_64", not(kafka_wire_portable)))]
-        if enabled {
-            // SAFETY: `enabled` is only true when `detected()` found every CPU feature
+        match mode {
+            // SAFETY: mode 1 is only reported when `detected()` found every CPU feature
             // `with_features` is compiled for; the function itself is safe code.
             #[allow(unsafe_code)]
-            return unsafe { x86::with_features(f) };
+            1 => return unsafe { x86::with_features(f) },
+            // SAFETY: mode 2 is only reported when `ymm_capable()` found every CPU feature
+            // `with_ymm_features` is compiled for; the function itself is safe code.
+            #[allow(unsafe_code)]
+            2 => return unsafe { x86::with_ymm_features(f) },
+            _ => {}
         }
         #[cfg(not(all(target_arch = "x86_64", not(kafka_wire_portable))))]
-        let _ = enabled;
+        let _ = mode;
         f()
     }
 
@@ -329,6 +339,11 @@ mod x86 {
         tail: __m512i,
         /// `out.len()` after the previous fused copy (`usize::MAX`: `tail` is not valid).
         tail_at: usize,
+        /// The 256-bit path instead (CPUs with VPCLMULQDQ and AVX2 but no AVX-512, see
+        /// [`ymm_detected`]): blocks of 32 bytes into `yacc`, no composed first block.
+        ymm: bool,
+        /// The 256-bit path's four accumulators, as `acc`.
+        yacc: [__m256i; 4],
     }
 
     /// Byte `i` is `i`: the identity permutation, shifted to move bytes within a register.
@@ -352,6 +367,8 @@ mod x86 {
                 acc: bytemuck::Zeroable::zeroed(),
                 tail: bytemuck::Zeroable::zeroed(),
                 tail_at: usize::MAX,
+                ymm: false,
+                yacc: bytemuck::Zeroable::zeroed(),
             }
         }
 
@@ -359,13 +376,28 @@ mod x86 {
         /// CRC covers the compressed bytes instead). Folded state is kept: `finish` is only
         /// asked for it when the section was not replaced.
         pub(in crate::records) fn set_enabled(&mut self, yes: bool) {
-            self.enabled = yes && detected() && !super::fused_off();
+            let zmm = detected();
+            self.ymm = !zmm;
+            self.enabled = yes && (zmm || ymm_detected()) && !super::fused_off();
         }
 
-        /// Whether copies go through the fused path.
-        #[inline(always)]
-        pub(in crate::records) fn enabled(&self) -> bool {
+        /// Tests: the 256-bit path on a CPU that has the 512-bit one too (when it has the
+        /// 256-bit one's instructions); returns whether it is on.
+        #[cfg(test)]
+        pub(in crate::records) fn force_ymm(&mut self) -> bool {
+            self.ymm = true;
+            self.enabled = ymm_capable();
             self.enabled
+        }
+
+        /// See the wrapper's `enabled`.
+        #[inline(always)]
+        pub(in crate::records) fn mode(&self) -> u8 {
+            match (self.enabled, self.ymm) {
+                (false, _) => 0,
+                (true, false) => 1,
+                (true, true) => 2,
+            }
         }
 
         /// Tests: whether any bytes went through the fused path.
@@ -396,9 +428,16 @@ mod x86 {
             n: usize,
             src: &[u8],
         ) {
-            if self.enabled {
-                // SAFETY: `enabled` is only set when `detected()` found every CPU feature
-                // `copy_simd` is compiled for; the function itself is safe code.
+            if self.enabled && self.ymm {
+                // SAFETY: `enabled` with `ymm` is only set when `ymm_capable()` found every
+                // CPU feature `copy_ymm` is compiled for; the function itself is safe code.
+                #[allow(unsafe_code)]
+                unsafe {
+                    self.copy_ymm(out, pre, n, src)
+                }
+            } else if self.enabled {
+                // SAFETY: `enabled` without `ymm` is only set when `detected()` found every
+                // CPU feature `copy_simd` is compiled for; the function itself is safe code.
                 #[allow(unsafe_code)]
                 unsafe {
                     self.copy_simd(out, pre, n, src)
@@ -416,11 +455,92 @@ mod x86 {
             if !self.enabled || self.from <= self.start || batch.len() < self.from {
                 return None;
             }
-            // SAFETY: as in `copy`.
-            #[allow(unsafe_code)]
-            unsafe {
-                self.finish_simd(batch)
+            if self.ymm {
+                // SAFETY: as in `copy`.
+                #[allow(unsafe_code)]
+                unsafe {
+                    self.finish_ymm(batch)
+                }
+            } else {
+                // SAFETY: as in `copy`.
+                #[allow(unsafe_code)]
+                unsafe {
+                    self.finish_simd(batch)
+                }
             }
+        }
+
+        /// [`copy_simd`](Self::copy_simd) with 256-bit registers: folds what was written since
+        /// the last copy (the record's fields, short values) from the batch, tops the pending
+        /// block up from `src`, then copies the rest 128 bytes at a time, each group stored
+        /// into the batch and folded into the four accumulators from the same registers.
+        #[inline]
+        #[target_feature(enable = "avx2,vpclmulqdq,pclmulqdq,sse4.2")]
+        fn copy_ymm(&mut self, out: &mut Vec<u8>, pre: &[u8; PRE], n: usize, src: &[u8]) {
+            let keys = keys_ymm();
+            out.extend_from_slice(pre.get(..n).unwrap_or_default());
+            if self.start == 0 {
+                // As in `top_up`: the stream's blocks on the buffer's 32-byte boundaries.
+                let records = self.base + RECORD_BATCH_OVERHEAD;
+                let at = (out.as_ptr() as usize).wrapping_add(records);
+                self.start = records + (at.wrapping_neg() & (YMM_BLOCK - 1));
+                self.from = self.start;
+            }
+            let (acc, from) = fold_blocks_ymm(self.yacc, keys, out, self.from);
+            let fill = if out.len() <= from {
+                from - out.len()
+            } else {
+                YMM_BLOCK - (out.len() - from)
+            };
+            let (head, rest) = src.split_at(fill.min(src.len()));
+            out.extend_from_slice(head);
+            let (mut acc, from) = fold_blocks_ymm(acc, keys, out, from);
+            if out.len() != from {
+                // Only when `src` ran out first, which MIN_FUSED rules out.
+                self.yacc = acc;
+                self.from = from;
+                out.extend_from_slice(rest);
+                return;
+            }
+            let mut groups = rest.chunks_exact(YMM_GROUP);
+            for g in &mut groups {
+                let Some(g) = g.first_chunk::<YMM_GROUP>() else {
+                    break;
+                };
+                let d: [__m256i; 4] = bytemuck::cast(*g);
+                out.extend_from_slice(&bytemuck::cast::<[__m256i; 4], [u8; YMM_GROUP]>(d));
+                for (a, d) in acc.iter_mut().zip(d) {
+                    *a = fold_ymm(*a, keys, d);
+                }
+            }
+            let mut blocks = groups.remainder().chunks_exact(YMM_BLOCK);
+            for b in &mut blocks {
+                let Some(b) = b.first_chunk::<YMM_BLOCK>() else {
+                    break;
+                };
+                let d: __m256i = bytemuck::cast(*b);
+                out.extend_from_slice(&bytemuck::cast::<__m256i, [u8; YMM_BLOCK]>(d));
+                let [a, b, c, e] = acc;
+                acc = [b, c, e, fold_ymm(a, keys, d)];
+            }
+            self.yacc = acc;
+            self.from = out.len();
+            out.extend_from_slice(blocks.remainder());
+        }
+
+        /// [`finish_simd`](Self::finish_simd) for the 256-bit path.
+        #[target_feature(enable = "avx2,vpclmulqdq,pclmulqdq,sse4.2")]
+        fn finish_ymm(&mut self, batch: &[u8]) -> Option<u32> {
+            (self.yacc, self.from) = fold_blocks_ymm(self.yacc, keys_ymm(), batch, self.from);
+            let words: [u64; YMM_GROUP / 8] = bytemuck::cast(self.yacc);
+            let mut c = 0u64;
+            for w in words {
+                c = _mm_crc32_u64(c, w);
+            }
+            let records = crc_bytes(c as u32, batch.get(self.from..)?);
+            let head = crc_bytes(!0, batch.get(self.base + CRC_FROM..self.start)?);
+            let len = (batch.len() - self.start) as u64;
+            Some(!(shift(head, len) ^ records))
         }
 
         // `#[inline]`: inlined into `with_features`' loops (a batch appended at once), where
@@ -618,6 +738,12 @@ mod x86 {
         f()
     }
 
+    /// [`with_features`] for the 256-bit path. Call only when [`ymm_capable`] is true.
+    #[target_feature(enable = "avx2,vpclmulqdq,pclmulqdq,sse4.2")]
+    pub(super) fn with_ymm_features<R>(f: impl FnOnce() -> R) -> R {
+        f()
+    }
+
     /// Folds every whole block of `out[from..]`; returns the accumulators and where the
     /// unfolded bytes start.
     #[inline]
@@ -645,8 +771,51 @@ mod x86 {
         u64::MAX.checked_shl(at as u32).unwrap_or(0)
     }
 
-    /// Bytes per step of [`crc32c_ymm`]: four 256-bit accumulators.
-    const YMM_GROUP: usize = 128;
+    /// Bytes per 256-bit register.
+    const YMM_BLOCK: usize = 32;
+
+    /// Bytes per step of [`crc32c_ymm`] and the 256-bit fused path: four 256-bit
+    /// accumulators.
+    const YMM_GROUP: usize = 4 * YMM_BLOCK;
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn keys_ymm() -> __m256i {
+        let (lo, hi) = KEYS_YMM;
+        _mm256_set_epi64x(hi, lo, hi, lo)
+    }
+
+    /// `acc` moved forward by four 32-byte blocks (modulo the polynomial), plus `data`.
+    #[inline]
+    #[target_feature(enable = "avx2,vpclmulqdq")]
+    fn fold_ymm(acc: __m256i, keys: __m256i, data: __m256i) -> __m256i {
+        let lo = _mm256_clmulepi64_epi128::<0x00>(acc, keys);
+        let hi = _mm256_clmulepi64_epi128::<0x11>(acc, keys);
+        _mm256_xor_si256(_mm256_xor_si256(lo, hi), data)
+    }
+
+    /// Folds every whole 32-byte block of `out[from..]` into the 256-bit accumulators (the
+    /// first next, then rotated to the last); returns them and where the unfolded bytes
+    /// start.
+    #[inline]
+    #[target_feature(enable = "avx2,vpclmulqdq")]
+    fn fold_blocks_ymm(
+        mut acc: [__m256i; 4],
+        keys: __m256i,
+        out: &[u8],
+        mut from: usize,
+    ) -> ([__m256i; 4], usize) {
+        if let Some(data) = out.get(from..) {
+            for b in data.chunks_exact(YMM_BLOCK) {
+                if let Some(b) = b.first_chunk::<YMM_BLOCK>() {
+                    let [a, c, d, e] = acc;
+                    acc = [c, d, e, fold_ymm(a, keys, bytemuck::cast(*b))];
+                    from += YMM_BLOCK;
+                }
+            }
+        }
+        (acc, from)
+    }
 
     /// [`crc32c_ymm`]'s folding constants: each accumulator folds forward past a group.
     const KEYS_YMM: (i64, i64) = fold_keys(8 * YMM_GROUP as u64);
@@ -674,8 +843,7 @@ mod x86 {
     /// [`ymm_detected`] is true.
     #[target_feature(enable = "avx2,vpclmulqdq,pclmulqdq,sse4.2")]
     pub(super) fn crc32c_ymm(data: &[u8]) -> u32 {
-        let (lo, hi) = KEYS_YMM;
-        let keys = _mm256_set_epi64x(hi, lo, hi, lo);
+        let keys = keys_ymm();
         let mut acc = [_mm256_setzero_si256(); 4];
         let mut groups = data.chunks_exact(YMM_GROUP);
         for g in &mut groups {
@@ -684,9 +852,7 @@ mod x86 {
             };
             let d: [__m256i; 4] = bytemuck::cast(*g);
             for (a, d) in acc.iter_mut().zip(d) {
-                let lo = _mm256_clmulepi64_epi128::<0x00>(*a, keys);
-                let hi = _mm256_clmulepi64_epi128::<0x11>(*a, keys);
-                *a = _mm256_xor_si256(_mm256_xor_si256(lo, hi), d);
+                *a = fold_ymm(*a, keys, d);
             }
         }
         let words: [u64; YMM_GROUP / 8] = bytemuck::cast(acc);
@@ -785,9 +951,17 @@ mod x86 {
 
         /// Builds a batch-shaped buffer (a 61-byte random header, then `body`) through
         /// `Fused`, copying `body` in pieces of random length, and returns its CRC-32C.
-        fn fused_crc(header: &[u8; 61], body: &[u8], s: &mut u64) -> (Vec<u8>, Option<u32>) {
+        fn fused_crc(
+            header: &[u8; 61],
+            body: &[u8],
+            s: &mut u64,
+            ymm: bool,
+        ) -> (Vec<u8>, Option<u32>) {
             let mut f = Fused::new();
             f.set_enabled(true);
+            if ymm {
+                f.force_ymm();
+            }
             let mut out = header.to_vec();
             let mut rest = body;
             while !rest.is_empty() {
@@ -817,9 +991,22 @@ mod x86 {
 
         #[test]
         fn fused_crc_matches_crc_fast_at_every_length() {
-            if super::super::skip_without_avx512("the fused CRC", detected()) {
-                return;
+            for_each_path(fused_crc_matches_crc_fast_at_every_length_on);
+        }
+
+        /// Runs `check` on the 512-bit path and on the 256-bit one, each where the CPU has it.
+        fn for_each_path(check: fn(bool)) {
+            if !super::super::skip_without_avx512("the fused CRC", detected()) {
+                check(false);
             }
+            if ymm_capable() {
+                check(true);
+            } else {
+                eprintln!("SKIPPED: this CPU lacks VPCLMULQDQ/AVX2: the 256-bit fused CRC");
+            }
+        }
+
+        fn fused_crc_matches_crc_fast_at_every_length_on(ymm: bool) {
             let mut s = 0x9e37_79b9_7f4a_7c15;
             let lengths = (0..4096).chain([65_536, 65_537, 1 << 20, 1_000_037, 3 << 20]);
             let mut fused = 0;
@@ -827,7 +1014,7 @@ mod x86 {
                 let mut header = [0u8; 61];
                 header.iter_mut().for_each(|b| *b = rng(&mut s) as u8);
                 let body: Vec<u8> = (0..len).map(|_| rng(&mut s) as u8).collect();
-                let (out, crc) = fused_crc(&header, &body, &mut s);
+                let (out, crc) = fused_crc(&header, &body, &mut s, ymm);
                 assert_eq!(&out[..61], &header[..]);
                 assert_eq!(&out[61..], &body[..]);
                 if let Some(crc) = crc {
@@ -847,9 +1034,10 @@ mod x86 {
         /// written plainly (so the folded stream starts anywhere relative to the body).
         #[test]
         fn fused_crc_matches_the_table_crc_from_misaligned_starts() {
-            if super::super::skip_without_avx512("the fused CRC", detected()) {
-                return;
-            }
+            for_each_path(misaligned_starts_on);
+        }
+
+        fn misaligned_starts_on(ymm: bool) {
             let mut s = 0x6a09_e667_f3bc_c908;
             let mut data = vec![0u8; (3 << 20) + 4096];
             data.iter_mut().for_each(|b| *b = rng(&mut s) as u8);
@@ -865,6 +1053,9 @@ mod x86 {
                 let (lead, body) = data[at..at + pre + len].split_at(pre);
                 let mut f = Fused::new();
                 f.set_enabled(true);
+                if ymm {
+                    f.force_ymm();
+                }
                 let mut out = header.to_vec();
                 let mut p = [0u8; PRE];
                 p[..pre].copy_from_slice(lead);
