@@ -1,6 +1,6 @@
 //! The batch builder's CRC, which is computed while long keys and values are copied (see
-//! `records::fused`), against one `crc32c` pass over the finished batch; and every record
-//! read back from the batch as appended.
+//! `records::fused`), against one `crc32c` pass over the finished batch and one `crc-fast`
+//! pass; and every record read back from the batch as appended.
 //!
 //! With option bit 5 the batch is built in place after a prefix (`BatchBuilder::appending_to`,
 //! as a request's own fields come before its records): the prefix must come back unchanged
@@ -20,11 +20,14 @@
 //! the prefix is a frame; bit 7: the frame's size and last bytes as the input has them), then
 //! records, each `[u16 value length][u8 key length]
 //! [u8 header count]` followed by the value's bytes, taken from the input while it lasts and
-//! then generated from it, so a short input can still describe megabyte values.
+//! then generated from it, so a short input can still describe megabyte values. Bit 7 of the
+//! header count byte puts the record in a run of consecutive such records appended by one
+//! `BatchBuilder::append_all` (the others by `append`); the batch must then be byte for byte
+//! the one the same records build with one `append` each.
 #![no_main]
 
 use bytes::Bytes;
-use kafka_wire::records::{crc32c, BatchBuilder, Batches, NewHeader, ReadOptions};
+use kafka_wire::records::{crc32c, BatchBuilder, Batches, NewHeader, NewRecord, ReadOptions};
 use libfuzzer_sys::fuzz_target;
 
 /// `len` bytes for a value: the input's next bytes, then a pattern derived from them.
@@ -94,10 +97,13 @@ fuzz_target!(|input: &[u8]| {
         want.push((None, Some(v), Vec::new()));
     }
     let mut salt = 0u8;
+    // Whether each record goes through `append_all`, in runs of consecutive ones.
+    let mut at_once = Vec::new();
     while data.len() >= 4 && want.len() < 200 {
         let value_len = usize::from(u16::from_le_bytes([data[0], data[1]])) * 4;
         let key_len = data[2];
         let header_count = data[3] % 4;
+        at_once.push(data[3] & 0x80 != 0);
         data = &data[4..];
         salt = salt.wrapping_add(1);
         let key = (key_len != 255).then(|| take(&mut data, usize::from(key_len) * 3, salt));
@@ -110,13 +116,36 @@ fuzz_target!(|input: &[u8]| {
                 )
             })
             .collect();
-        let hs: Vec<NewHeader<'_>> = headers
-            .iter()
-            .map(|(k, v)| NewHeader::new(k, v.as_deref()))
-            .collect();
-        b.append(1_700_000_000_000, key.as_deref(), value.as_deref(), &hs);
         want.push((key, value, headers));
     }
+    let skip = usize::from(opts & 0x10 != 0);
+    let headers: Vec<Vec<NewHeader<'_>>> = want
+        .iter()
+        .map(|(_, _, h)| {
+            h.iter()
+                .map(|(k, v)| NewHeader::new(k, v.as_deref()))
+                .collect()
+        })
+        .collect();
+    let record = |i: usize| {
+        let (k, v, _) = &want[i];
+        NewRecord::new(1_700_000_000_000, k.as_deref(), v.as_deref()).with_headers(&headers[i])
+    };
+    let mut i = skip;
+    while i < want.len() {
+        if at_once[i - skip] {
+            let end = (i..want.len())
+                .find(|&j| !at_once[j - skip])
+                .unwrap_or(want.len());
+            b.append_all((i..end).map(record));
+            i = end;
+        } else {
+            let r = record(i);
+            b.append(r.timestamp, r.key, r.value, r.headers);
+            i += 1;
+        }
+    }
+    let any_at_once = at_once.contains(&true);
     let whole = match b.build_vec() {
         Ok(whole) => whole,
         Err(e) => panic!("build failed: {e}"),
@@ -142,7 +171,7 @@ fuzz_target!(|input: &[u8]| {
         assert!(whole.starts_with(&prefix), "the prefix changed");
     }
     let batch = Bytes::from(whole).slice(prefix.len()..);
-    if opts & 0x20 != 0 {
+    if opts & 0x20 != 0 || any_at_once {
         // The same records built on their own (a fresh buffer: another alignment, so the
         // fused CRC's blocks fall elsewhere) must give the same bytes.
         let mut alone = BatchBuilder::new(7);
@@ -151,7 +180,6 @@ fuzz_target!(|input: &[u8]| {
                 alone.append(1, None, v.as_deref(), &[]);
             }
         }
-        let skip = usize::from(opts & 0x10 != 0);
         for (k, v, h) in want.iter().skip(skip) {
             let hs: Vec<NewHeader<'_>> = h
                 .iter()
@@ -160,7 +188,10 @@ fuzz_target!(|input: &[u8]| {
             alone.append(1_700_000_000_000, k.as_deref(), v.as_deref(), &hs);
         }
         let alone = alone.build().expect("the same records build on their own");
-        assert!(alone == batch, "in place differs from on its own");
+        assert!(
+            alone == batch,
+            "in place or through append_all differs from one append each on its own"
+        );
     }
     if want.is_empty() {
         assert!(batch.is_empty());
@@ -172,6 +203,13 @@ fuzz_target!(|input: &[u8]| {
         crc32c(&batch[21..]),
         "CRC of a {}-byte batch",
         batch.len()
+    );
+    // `crc32c` may be this crate's own 256-bit fold (CPUs with VPCLMULQDQ but no AVX-512):
+    // `crc-fast` is the independent check.
+    assert_eq!(
+        stored,
+        crc_fast::crc32_iscsi(&batch[21..]),
+        "CRC by crc-fast"
     );
     let mut got = Vec::new();
     for batch in Batches::new(Bytes::clone(&batch), ReadOptions::default()) {
