@@ -61,9 +61,8 @@ impl Fused {
         0
     }
 
-    /// Calls `f`, compiled for the CPU features of the fused path `mode` (what
-    /// [`enabled`](Self::enabled) said), so that the fused copies `f` makes can be inlined
-    /// into it and their state kept in registers from one copy to the next; else plainly.
+    /// Calls `f` (which must be `#[inline(always)]`), compiled for the CPU features of the
+    /// fused path `mode` (what [`enabled`](Self::enabled) said); else plainly.
     #[inline(always)]
     pub(super) fn compiled_for_fused<R>(mode: u8, f: impl FnOnce() -> R) -> R {
         #[cfg(all(target_arch = "x86_64", not(kafka_wire_portable)))]
@@ -474,7 +473,6 @@ mod x86 {
         /// the last copy (the record's fields, short values) from the batch, tops the pending
         /// block up from `src`, then copies the rest 128 bytes at a time, each group stored
         /// into the batch and folded into the four accumulators from the same registers.
-        #[inline]
         #[target_feature(enable = "avx2,vpclmulqdq,pclmulqdq,sse4.2")]
         fn copy_ymm(&mut self, out: &mut Vec<u8>, pre: &[u8; PRE], n: usize, src: &[u8]) {
             let keys = keys_ymm();
@@ -543,9 +541,6 @@ mod x86 {
             Some(!(shift(head, len) ^ records))
         }
 
-        // `#[inline]`: inlined into `with_features`' loops (a batch appended at once), where
-        // the state then stays in registers; elsewhere called.
-        #[inline]
         #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,vpclmulqdq,pclmulqdq,sse4.2")]
         fn copy_simd(&mut self, out: &mut Vec<u8>, pre: &[u8; PRE], n: usize, src: &[u8]) {
             let keys = keys();
@@ -731,8 +726,10 @@ mod x86 {
         }
     }
 
-    /// Calls `f` compiled for the fused path's CPU features: the fused copies it makes (all
-    /// inlined functions) are inlined into it. Call only when [`detected`] is true.
+    /// Calls `f` compiled for the fused path's CPU features (`f` must be `#[inline(always)]`,
+    /// else it may stay a call to code compiled without them). The fused copy itself is not
+    /// inlined into it (LLVM finds `copy_simd` too large; `#[inline]` on it only made a copy
+    /// per codegen unit). Call only when [`detected`] is true.
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,vpclmulqdq,pclmulqdq,sse4.2")]
     pub(super) fn with_features<R>(f: impl FnOnce() -> R) -> R {
         f()

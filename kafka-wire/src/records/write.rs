@@ -326,9 +326,9 @@ impl BatchBuilder {
     /// called for each would (the same offsets, bytes, validation and errors at
     /// [`build`](Self::build)), with the builder's running state (offsets, timestamps, count,
     /// and on an uncompressed batch the CRC folded while copying) kept in registers from one
-    /// record to the next instead of in the builder. On x86-64 CPUs with AVX-512 VPCLMULQDQ the
-    /// whole loop is compiled for those instructions, so the copy of each long value is
-    /// inlined into it. Returns the builder; [`next_offset`](Self::next_offset) tells where the
+    /// record to the next instead of in the builder. Where the CRC is folded while copying
+    /// (x86-64 CPUs with VPCLMULQDQ), the whole loop is compiled for the instructions that
+    /// path uses. Returns the builder; [`next_offset`](Self::next_offset) tells where the
     /// records ended.
     ///
     /// `BatchBuilder` also implements `Extend` for `NewRecord`s and references to them, which
@@ -358,7 +358,13 @@ impl BatchBuilder {
     {
         let records = records.into_iter();
         let fused = self.crc.enabled();
-        Fused::compiled_for_fused(fused, || self.append_run(records));
+        Fused::compiled_for_fused(
+            fused,
+            // Inlined into the function compiled for the fused path's features: a closure
+            // left to the inliner landed in another codegen unit, compiled without them.
+            #[inline(always)]
+            || self.append_run(records),
+        );
         self
     }
 
