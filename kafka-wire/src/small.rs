@@ -96,7 +96,7 @@ impl SmallBytes {
     }
 
     /// Writes a string's length prefix and, when inline, its bytes with one fixed-size copy
-    /// of the storage, then truncates the vector to the bytes that belong: no copy of a
+    /// of the storage (the empty string: its prefix alone), then truncates the vector to the bytes that belong: no copy of a
     /// variable length (a `memcpy` call). Compact, the prefix is the length plus one in
     /// one varint byte (at most 24), put in place of the length byte in a register; classic,
     /// an int16 before the 23 bytes. Returns `false` with nothing written when the value is
@@ -113,6 +113,16 @@ impl SmallBytes {
         };
         let [len, ..] = *raw;
         let len = usize::from(len);
+        if len == 0 {
+            // The empty string (a default, most metadata) is its prefix: one or two bytes,
+            // not a 24-byte store, and no room needed beyond them.
+            if compact {
+                out.push(1);
+            } else {
+                out.extend_from_slice(&[0, 0]);
+            }
+            return true;
+        }
         if len > INLINE_CAP {
             return false;
         }

@@ -182,15 +182,25 @@ impl Borrow<[u8]> for Str {
     }
 }
 
+/// Borrowed from static memory, with no copy ([`Str::from_static`]). (Not copied inline when
+/// short: the derive builds string defaults with `From`, and a `const` borrow of a literal is
+/// what lets each `absent` check compare with it for free.)
 impl From<&'static str> for Str {
     fn from(s: &'static str) -> Self {
         Str::from_static(s)
     }
 }
 
+/// Up to 23 bytes copied inline (and the `String` freed), as a decoded string is; longer
+/// ones keep the `String`'s allocation, with no copy. So a message built from values is
+/// encoded by the same path as one decoded from the wire: an inline string is one
+/// fixed-size copy of its storage, a shared one a length check and a `memcpy` call.
 impl From<String> for Str {
     fn from(s: String) -> Self {
-        Str::from_wire(Bytes::from(s))
+        match SmallBytes::inline(s.as_bytes()) {
+            Some(b) => Str(b),
+            None => Str::from_wire(Bytes::from(s)),
+        }
     }
 }
 
@@ -717,5 +727,61 @@ mod tests {
         assert_eq!(short, Str::from("orders"));
         assert_eq!(short.clone().into_bytes(), "orders".as_bytes());
         assert_eq!(String::from(short), "orders");
+    }
+
+    /// Strings built from owned Rust text are stored as decoded ones are: up to 23 bytes
+    /// inline, longer ones keeping the source's storage (no copy), so that an encode of a
+    /// built message takes the decoded message's path. The bytes are Kafka's string encoding,
+    /// written by hand: int16 length (classic) or uvarint length + 1 (compact), then the
+    /// bytes.
+    #[test]
+    fn str_from_text_inline_when_short() {
+        let inline = |s: &Str| s.small().inline_raw().is_some();
+        let max = "abcdefghijklmnopqrstuvw";
+        assert_eq!(max.len(), crate::small::INLINE_CAP);
+        let over = "abcdefghijklmnopqrstuvwx";
+        for (text, expect_inline) in [("", true), ("orders", true), (max, true), (over, false)] {
+            let owned = String::from(text);
+            let at = owned.as_ptr();
+            let built = [Str::from(owned), Str::from(Box::<str>::from(text))];
+            for s in &built {
+                assert_eq!(inline(s), expect_inline, "{text:?}");
+                assert_eq!(s.as_bytes(), text.as_bytes());
+            }
+            // A long owned string keeps its allocation.
+            if !expect_inline {
+                assert_eq!(built[0].as_bytes().as_ptr(), at);
+            }
+            // A static one is borrowed, whatever its length.
+            assert!(!inline(&Str::from(text)));
+        }
+        // The inline path writes the same bytes as Kafka's encoding, in both forms, with
+        // room in the vector for its whole storage (or without: the exact bytes).
+        use crate::field::{Cx, Field, Sealed};
+        for cap in [0, 64] {
+            let s = Str::from(String::from("orders"));
+            let mut classic = Vec::with_capacity(cap);
+            s.write_vec(&mut classic, Cx::new(0), Sealed::TOKEN)
+                .unwrap();
+            assert_eq!(classic, b"\x00\x06orders");
+            let compact_cx = Cx {
+                compact: true,
+                ..Cx::new(3)
+            };
+            let mut compact = Vec::with_capacity(cap);
+            s.write_vec(&mut compact, compact_cx, Sealed::TOKEN)
+                .unwrap();
+            assert_eq!(compact, b"\x07orders");
+            // The empty string: its prefix alone.
+            let e = Str::from(String::new());
+            let mut classic = Vec::with_capacity(cap);
+            e.write_vec(&mut classic, Cx::new(0), Sealed::TOKEN)
+                .unwrap();
+            assert_eq!(classic, b"\x00\x00");
+            let mut compact = Vec::with_capacity(cap);
+            e.write_vec(&mut compact, compact_cx, Sealed::TOKEN)
+                .unwrap();
+            assert_eq!(compact, b"\x01");
+        }
     }
 }
