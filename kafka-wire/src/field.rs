@@ -533,17 +533,31 @@ pub(crate) const fn empty_prefix(p: Prefix, compact: bool) -> usize {
 }
 
 /// Writes the length prefix of a value of `n` bytes or elements in the forms nearly every
-/// value takes, and returns `true`: a compact length in one varint byte (up to 126), or a
-/// classic int16/int32 within its maximum. Anything else returns `false` with nothing
-/// written, for the caller's cold path to write with [`put_prefix`] (longer compact
-/// lengths; lengths over the maximum, which fail): so the writer of each string, bytes and
-/// array type holds only this, inline.
+/// value takes, and returns `true`: a compact length in one varint byte, or in two (up to
+/// 16,382: a 200-byte metadata string, a record batch) when `two_bytes`, or a classic
+/// int16/int32 within its maximum. Anything else returns `false` with nothing written, for
+/// the caller's cold path to write with [`put_prefix`] (longer compact lengths; lengths over
+/// the maximum, which fail): so the writer of each string, bytes and array type holds only
+/// this, inline. (The two-byte form went through the cold call until wave 11: its call,
+/// with six registers saved, cost more than the rest of a 200-byte string's write.)
 #[cfg_attr(not(debug_assertions), inline(always))]
 #[cfg_attr(debug_assertions, inline)]
-fn put_len_fast<B: BufMut + ?Sized>(buf: &mut B, p: Prefix, n: usize, compact: bool) -> bool {
+fn put_len_fast<B: BufMut + ?Sized>(
+    buf: &mut B,
+    p: Prefix,
+    n: usize,
+    compact: bool,
+    two_bytes: bool,
+) -> bool {
     if compact {
         if n < 0x7f {
             buf.put_u8(n as u8 + 1);
+            return true;
+        }
+        if two_bytes && n < 0x3fff {
+            // uvarint(n + 1) in two bytes: n + 1 is 128 to 16,383.
+            let v = n + 1;
+            buf.put_slice(&[(v as u8) | 0x80, (v >> 7) as u8]);
             return true;
         }
     } else {
@@ -572,7 +586,10 @@ pub(crate) fn put_len<B: BufMut + ?Sized>(
     n: usize,
     compact: bool,
 ) -> Result<(), EncodeError> {
-    if put_len_fast(buf, p, n, compact) {
+    // Arrays keep the two-byte compact count out of line: inline, the extra branch in every
+    // array writer cost the element loops a register (InitializeShareGroupState 100x100
+    // encode +9.6%), and arrays of 127 elements or more are rarer than such strings.
+    if put_len_fast(buf, p, n, compact, false) {
         return Ok(());
     }
     put_prefix_cold(buf, p, Some(n), compact)
@@ -592,7 +609,7 @@ fn put_sized<B: BufMut + ?Sized>(
     compact: bool,
 ) -> Result<(), EncodeError> {
     if let Some(b) = v {
-        if put_len_fast(buf, p, b.len(), compact) {
+        if put_len_fast(buf, p, b.len(), compact, true) {
             buf.put_slice(b);
             return Ok(());
         }
@@ -600,14 +617,8 @@ fn put_sized<B: BufMut + ?Sized>(
     put_sized_slow(buf, p, v, compact)
 }
 
-/// The rest of [`put_sized`], cold.
-///
-/// A compact value of 127 to 16,382 bytes (a 200-byte metadata string, a record batch) is
-/// tested for first and written with no further checks: its two-byte prefix is always
-/// valid. Through the general [`put_prefix`] it took 57 instructions besides its copy (the
-/// maximum for `p`, the null case, the range), one string per partition of TxnOffsetCommit
-/// 1x5000; now 42. (Split into its own function, tail-called from here, it took more: that
-/// function saved six registers for its growth and copy calls.)
+/// The rest of [`put_sized`], cold: null, compact values of 16,383 bytes or more, and
+/// lengths over the maximum (which fail).
 #[cold]
 #[inline(never)]
 fn put_sized_slow<B: BufMut + ?Sized>(
@@ -616,15 +627,6 @@ fn put_sized_slow<B: BufMut + ?Sized>(
     v: Option<&[u8]>,
     compact: bool,
 ) -> Result<(), EncodeError> {
-    if let Some(b) = v {
-        if compact && (0x7f..0x3fff).contains(&b.len()) {
-            // uvarint(len + 1) in two bytes: len + 1 is 128 to 16,383.
-            let n = b.len() + 1;
-            buf.put_slice(&[(n as u8) | 0x80, (n >> 7) as u8]);
-            buf.put_slice(b);
-            return Ok(());
-        }
-    }
     put_prefix(buf, p, v.map(<[u8]>::len), compact)?;
     if let Some(b) = v {
         buf.put_slice(b);
