@@ -159,9 +159,19 @@ impl<'a> RawTags<'a> {
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
     pub fn put_rest<B: BufMut + ?Sized>(self, buf: &mut B) {
-        for f in self.rest {
-            put_raw(buf, f);
+        if !self.rest.is_empty() {
+            put_raws(buf, self.rest);
         }
+    }
+}
+
+/// The unknown fields left to write (see [`RawTags::put_rest`]): out of line, so that every
+/// flexible struct's `write` holds one test of an empty list instead of the loop.
+#[cold]
+#[inline(never)]
+fn put_raws<B: BufMut + ?Sized>(buf: &mut B, fields: &[RawTaggedField]) {
+    for f in fields {
+        put_raw(buf, f);
     }
 }
 
