@@ -96,10 +96,10 @@ impl SmallBytes {
     }
 
     /// Writes a string's length prefix and, when inline, its bytes with one fixed-size copy
-    /// of the storage (the empty string: its prefix alone), then truncates the vector to the bytes that belong: no copy of a
-    /// variable length (a `memcpy` call). Compact, the prefix is the length plus one in
-    /// one varint byte (at most 24), put in place of the length byte in a register; classic,
-    /// an int16 before the 23 bytes. Returns `false` with nothing written when the value is
+    /// of the storage (the empty string: its prefix alone), then truncates the vector to the
+    /// bytes that belong: no copy of a variable length (a `memcpy` call). Compact, the prefix
+    /// is the length plus one in one varint byte (at most 24), put in place of the length
+    /// byte in a register; classic, an int16 before the 23 bytes. Returns `false` with nothing written when the value is
     /// shared, when the vector has no room for the whole storage (so a buffer sized exactly
     /// for a message never grows: the caller writes the exact bytes instead), or when the
     /// length byte is out of range (never made). Each form checks the room with its own
