@@ -356,6 +356,17 @@ mod x86 {
         t
     };
 
+    /// How many bytes complete the pending block: `len` bytes are in the buffer and the
+    /// stream is folded up to `from` (which may lie ahead of `len`, at the aligned start).
+    #[inline(always)]
+    fn to_block_end(len: usize, from: usize, block: usize) -> usize {
+        if len <= from {
+            from - len
+        } else {
+            block - (len - from)
+        }
+    }
+
     impl Fused {
         pub(in crate::records) fn new() -> Self {
             Fused {
@@ -469,6 +480,20 @@ mod x86 {
             }
         }
 
+        /// At the batch's first fused copy, places the stream's blocks on the buffer's
+        /// `block`-byte boundaries (64-byte lines for the 512-bit path, 32 for the 256-bit
+        /// one); only speed depends on it (a reallocation later moves the lines, not the
+        /// results).
+        #[inline(always)]
+        fn align_start(&mut self, out: &[u8], block: usize) {
+            if self.start == 0 {
+                let records = self.base + RECORD_BATCH_OVERHEAD;
+                let at = (out.as_ptr() as usize).wrapping_add(records);
+                self.start = records + (at.wrapping_neg() & (block - 1));
+                self.from = self.start;
+            }
+        }
+
         /// [`copy_simd`](Self::copy_simd) with 256-bit registers: folds what was written since
         /// the last copy (the record's fields, short values) from the batch, tops the pending
         /// block up from `src`, then copies the rest 128 bytes at a time, each group stored
@@ -477,19 +502,9 @@ mod x86 {
         fn copy_ymm(&mut self, out: &mut Vec<u8>, pre: &[u8; PRE], n: usize, src: &[u8]) {
             let keys = keys_ymm();
             out.extend_from_slice(pre.get(..n).unwrap_or_default());
-            if self.start == 0 {
-                // As in `top_up`: the stream's blocks on the buffer's 32-byte boundaries.
-                let records = self.base + RECORD_BATCH_OVERHEAD;
-                let at = (out.as_ptr() as usize).wrapping_add(records);
-                self.start = records + (at.wrapping_neg() & (YMM_BLOCK - 1));
-                self.from = self.start;
-            }
+            self.align_start(out, YMM_BLOCK);
             let (acc, from) = fold_blocks_ymm(self.yacc, keys, out, self.from);
-            let fill = if out.len() <= from {
-                from - out.len()
-            } else {
-                YMM_BLOCK - (out.len() - from)
-            };
+            let fill = to_block_end(out.len(), from, YMM_BLOCK);
             let (head, rest) = src.split_at(fill.min(src.len()));
             out.extend_from_slice(head);
             let (mut acc, from) = fold_blocks_ymm(acc, keys, out, from);
@@ -670,20 +685,9 @@ mod x86 {
             src: &'s [u8],
             keys: __m512i,
         ) -> Option<([__m512i; 4], usize, &'s [u8])> {
-            if self.start == 0 {
-                // Align the stream's blocks to the buffer's 64-byte lines; only speed depends
-                // on it (a reallocation later moves the lines, not the results).
-                let records = self.base + RECORD_BATCH_OVERHEAD;
-                let at = (out.as_ptr() as usize).wrapping_add(records);
-                self.start = records + (at.wrapping_neg() & (BLOCK - 1));
-                self.from = self.start;
-            }
+            self.align_start(out, BLOCK);
             let (acc, from) = fold_blocks(self.acc, keys, out, self.from);
-            let fill = if out.len() <= from {
-                from - out.len()
-            } else {
-                BLOCK - (out.len() - from)
-            };
+            let fill = to_block_end(out.len(), from, BLOCK);
             let entry = out.len();
             let (head, rest) = src.split_at(fill.min(src.len()));
             // The head and the tail are shorter than a block: each goes as one fixed-size
