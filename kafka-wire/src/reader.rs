@@ -320,6 +320,30 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// An array's element count, consumed when it is the common form: a compact count of
+    /// one byte (0 to 126 elements) or a classic int32 that is not negative, no larger than
+    /// the bytes left after it (every element takes at least one byte) nor the array limit.
+    /// `None`, nothing consumed, for anything else (null, a longer varint, a short input, a
+    /// count too large), which the caller reads the long way for its error.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    pub(crate) fn take_array_count(&mut self, compact: bool) -> Option<usize> {
+        let (n, rest) = if compact {
+            match *self.rest {
+                [b @ 1..=0x7f, ref rest @ ..] => (usize::from(b) - 1, rest),
+                _ => return None,
+            }
+        } else {
+            let (len, rest) = self.rest.split_first_chunk::<4>()?;
+            (usize::try_from(i32::from_be_bytes(*len)).ok()?, rest)
+        };
+        if n > rest.len() || n > self.limits.array_len() {
+            return None;
+        }
+        self.rest = rest;
+        Some(n)
+    }
+
     /// A classic (int16-length) string in the input: its bytes (`None` for the null marker,
     /// -1) and the input after it. Nothing is consumed; `None` for anything else (a short
     /// input, a length below -1 or past the input), which the caller reads the long way.
