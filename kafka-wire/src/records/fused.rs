@@ -1305,6 +1305,44 @@ mod x86 {
             }
         }
 
+        /// Random data shared by the property test below: 4 MiB and 64 bytes.
+        fn random_data() -> &'static [u8] {
+            static DATA: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+            DATA.get_or_init(|| {
+                let mut s = 0x3c6e_f372_fe94_f82bu64;
+                (0..(4 << 20) + 64).map(|_| rng(&mut s) as u8).collect()
+            })
+        }
+
+        proptest::proptest! {
+            #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+            /// The hybrid kernel and the 256-bit fold, each called directly, and `crc32c`'s
+            /// dispatch, against `crc-fast` at random lengths up to 4 MiB from random
+            /// alignments.
+            #[test]
+            fn crc_kernels_at_random_lengths_and_alignments(
+                len in 0usize..(4 << 20),
+                at in 0usize..64,
+            ) {
+                if !ymm_capable() {
+                    eprintln!("SKIPPED: this CPU lacks VPCLMULQDQ/AVX2: the 256-bit kernels");
+                    return Ok(());
+                }
+                let d = &random_data()[at..at + len];
+                let want = crc_fast::crc32_iscsi(d);
+                // SAFETY: ymm_capable() is true.
+                #[allow(unsafe_code)]
+                let hybrid = unsafe { crc32c_hybrid(d) };
+                // SAFETY: as above.
+                #[allow(unsafe_code)]
+                let ymm = unsafe { crc32c_ymm(d) };
+                proptest::prop_assert_eq!(hybrid, want, "hybrid, length {} at {}", len, at);
+                proptest::prop_assert_eq!(ymm, want, "256-bit fold, length {} at {}", len, at);
+                proptest::prop_assert_eq!(super::super::crc32c(d), want, "crc32c");
+            }
+        }
+
         /// `shift_key` gives the constant `shift` multiplies by: a register moved by it is the
         /// register fed that many zero bytes.
         #[test]
