@@ -337,6 +337,29 @@ fn version_rules_on_encode() {
 }
 
 #[test]
+fn unknown_tagged_fields_are_sized() {
+    // Inner at v2 (flexible): x, a null compact label, then the section: count 2, tag 7 with
+    // three bytes, tag 300 (uvarint ac 02) with none. Bytes assembled from the wire rules.
+    let mut x = Inner {
+        x: 1,
+        label: None,
+        unknown: UnknownTaggedFields::new(),
+    };
+    x.unknown.push(7, Bytes::from_static(&[1, 2, 3]));
+    x.unknown.push(300, Bytes::new());
+    let v2 = hex("00000001 00 02 07 03 010203 ac02 00");
+    assert_eq!(x.encoded_size(2), v2.len());
+    assert_eq!(x.encode_to_vec(2).unwrap(), v2);
+    // At v1 there is no tagged section: the unknown fields add nothing to the size (and the
+    // encode refuses them).
+    assert_eq!(x.encoded_size(1), hex("00000001 ffff").len());
+    assert_eq!(
+        x.encode_to_vec(1).unwrap_err().kind(),
+        &EncodeErrorKind::TaggedFieldsNotSupported { version: 1 }
+    );
+}
+
+#[test]
 fn unknown_tag_rules_on_encode() {
     let mut x = small(0, Some(""), vec![]);
     x.unknown.push(0, Bytes::new());
