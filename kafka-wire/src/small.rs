@@ -145,8 +145,14 @@ impl SmallBytes {
             if out.capacity() - start < INLINE_CAP + 2 {
                 return false;
             }
-            out.extend_from_slice(&(len as u16).to_be_bytes());
-            out.extend_from_slice(raw.get(1..).unwrap_or_default());
+            // The int16 prefix is 0 then the length byte (at most 23), which is the
+            // storage's first byte: so the prefix and the bytes are one 25-byte copy, a zero
+            // before the storage, with one room check (two `extend_from_slice`s kept two).
+            let mut w = [0u8; INLINE_CAP + 2];
+            if let Some((_, wt)) = w.split_first_mut() {
+                wt.copy_from_slice(raw);
+            }
+            out.extend_from_slice(&w);
             out.truncate(start + 2 + len);
         }
         true
