@@ -99,7 +99,8 @@ impl SmallBytes {
     /// of the storage (the empty string: its prefix alone), then truncates the vector to the
     /// bytes that belong: no copy of a variable length (a `memcpy` call). Compact, the prefix
     /// is the length plus one in one varint byte (at most 24), put in place of the length
-    /// byte in a register; classic, an int16 before the 23 bytes. Returns `false` with nothing written when the value is
+    /// byte in a register; classic, the storage shifted up one byte behind a zero (the
+    /// int16 prefix, so up to 22 bytes). Returns `false` with nothing written when the value is
     /// shared, when the vector has no room for the whole storage (so a buffer sized exactly
     /// for a message never grows: the caller writes the exact bytes instead), or when the
     /// length byte is out of range (never made). Each form checks the room with its own
@@ -142,15 +143,34 @@ impl SmallBytes {
             }
             out.truncate(start + 1 + len);
         } else {
-            if out.capacity() - start < INLINE_CAP + 2 {
+            // The int16 prefix is 0 then the length byte, which is the storage's first
+            // byte: the storage one byte further on, behind a zero. Its three words are
+            // shifted in registers and stored as words, 24 bytes, so up to 22 bytes of
+            // string (a 23-byte one takes the caller's path). (Built on the stack as a zero
+            // and a copy of the storage, `b135f8a`'s 25-byte form was read back by loads
+            // straddling those stores: two failed store-to-load forwards per string.)
+            if len > INLINE_CAP - 1 || out.capacity() - start < INLINE_CAP + 1 {
                 return false;
             }
-            // The int16 prefix is 0 then the length byte (at most 23), which is the
-            // storage's first byte: so the prefix and the bytes are one 25-byte copy, a zero
-            // before the storage, with one room check (two `extend_from_slice`s kept two).
-            let mut w = [0u8; INLINE_CAP + 2];
-            if let Some((_, wt)) = w.split_first_mut() {
-                wt.copy_from_slice(raw);
+            let Some((c0, rest)) = raw.split_first_chunk::<8>() else {
+                return false;
+            };
+            let Some((c1, rest)) = rest.split_first_chunk::<8>() else {
+                return false;
+            };
+            let Some(c2) = rest.first_chunk::<8>() else {
+                return false;
+            };
+            let [r0, r1, r2] = [c0, c1, c2].map(|c| u64::from_le_bytes(*c));
+            let mut w = [0u8; INLINE_CAP + 1];
+            if let Some((w0, rest)) = w.split_first_chunk_mut::<8>() {
+                *w0 = (r0 << 8).to_le_bytes();
+                if let Some((w1, rest)) = rest.split_first_chunk_mut::<8>() {
+                    *w1 = (r0 >> 56 | r1 << 8).to_le_bytes();
+                    if let Some(w2) = rest.first_chunk_mut::<8>() {
+                        *w2 = (r1 >> 56 | r2 << 8).to_le_bytes();
+                    }
+                }
             }
             out.extend_from_slice(&w);
             out.truncate(start + 2 + len);
