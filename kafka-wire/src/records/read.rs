@@ -617,7 +617,14 @@ impl<'a> Cur<'a> {
         let raw = if b < 0x80 {
             u32::from(b)
         } else {
-            self.varint_slow(b)?
+            match self.0.split_first() {
+                // Two bytes (64 to 8,191 in magnitude: a 1 KB record's size, its value length).
+                Some((&b1, rest)) if b1 < 0x80 => {
+                    self.0 = rest;
+                    u32::from(b & 0x7f) | (u32::from(b1) << 7)
+                }
+                _ => self.varint_slow(b)?,
+            }
         };
         Ok(((raw >> 1) as i32) ^ -((raw & 1) as i32))
     }
@@ -693,6 +700,39 @@ struct RawRecord<'a> {
     headers: Headers<'a>,
 }
 
+/// A record's leading fields (attributes, timestamp delta, offset delta, key length) from
+/// one 8-byte load of `body`, with the number of bytes they take, when the body has 8 bytes
+/// and each of the three varints takes one or two bytes (the common case); `None` otherwise,
+/// and the exact byte-by-byte path reads them (with its errors). Within those bounds the
+/// values are the ones that path reads: a varlong of at most two bytes is its zigzag value
+/// like a varint's.
+#[inline(always)]
+fn record_prefix(body: &[u8]) -> Option<((i8, i64, i32, i32), usize)> {
+    let x = u64::from_le_bytes(*body.first_chunk::<8>()?);
+    /// The zigzag varint of one or two bytes at the low end of `w`, and its length.
+    #[inline(always)]
+    fn short(w: u64) -> Option<(i32, u32)> {
+        let raw = if w & 0x80 == 0 {
+            (w & 0x7f, 1)
+        } else if w & 0x8000 == 0 {
+            ((w & 0x7f) | ((w >> 1) & 0x3f80), 2)
+        } else {
+            return None;
+        };
+        let v = raw.0 as u32;
+        Some((((v >> 1) as i32) ^ -((v & 1) as i32), raw.1))
+    }
+    let attributes = x as u8 as i8;
+    let mut at = 8;
+    let (ts, n) = short(x >> at)?;
+    at += 8 * n;
+    let (od, n) = short(x >> at)?;
+    at += 8 * n;
+    let (kl, n) = short(x >> at)?;
+    at += 8 * n;
+    Some(((attributes, i64::from(ts), od, kl), (at / 8) as usize))
+}
+
 /// Reads one v2 record from `rest` (which holds at least the rest of the records section),
 /// with the checks of Java's `DefaultRecord.readFrom`.
 #[inline(always)]
@@ -721,10 +761,19 @@ fn read_v2_record<'a>(rest: &mut &'a [u8]) -> Result<RawRecord<'a>, Fail> {
     let mut b = Cur(body);
     let pos = |b: &Cur<'_>| at + body.len() - b.0.len();
     let r = (|| {
-        let attributes = b.u8()? as i8;
-        let timestamp_delta = b.varlong()?;
-        let offset_delta = b.varint()?;
-        let key = b.bytes_nullable()?;
+        let (attributes, timestamp_delta, offset_delta, key_len) = match record_prefix(b.0) {
+            Some((prefix, n)) => {
+                b.0 = b.0.get(n..).unwrap_or_default();
+                prefix
+            }
+            None => (b.u8()? as i8, b.varlong()?, b.varint()?, b.varint()?),
+        };
+        // Any negative length is null, as in Java (and in `bytes_nullable`).
+        let key = if key_len < 0 {
+            None
+        } else {
+            Some(b.take(key_len as usize)?)
+        };
         let value = b.bytes_nullable()?;
         Ok((attributes, timestamp_delta, offset_delta, key, value))
     })();
@@ -1023,3 +1072,91 @@ impl<'a> Iterator for RecordIter<'a> {
 }
 
 impl core::iter::FusedIterator for RecordIter<'_> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The leading fields as the byte-by-byte path reads them, with the bytes taken.
+    fn prefix_exact(body: &[u8]) -> Option<((i8, i64, i32, i32), usize)> {
+        let mut c = Cur(body);
+        let p = (
+            c.u8().ok()? as i8,
+            c.varlong().ok()?,
+            c.varint().ok()?,
+            c.varint().ok()?,
+        );
+        Some((p, body.len() - c.0.len()))
+    }
+
+    /// Whenever the 8-byte fast path answers, the byte-by-byte path reads the same fields
+    /// and takes as many bytes; it answers for every body of 8 bytes or more whose three
+    /// varints take one or two bytes, and for no shorter body.
+    #[test]
+    fn record_prefix_agrees_with_the_exact_path() {
+        // Bytes that end a varint (below 0x80) or continue it, at the edges of each form.
+        let bytes = [0x00u8, 0x01, 0x02, 0x7e, 0x7f, 0x80, 0x81, 0xfe, 0xff];
+        let mut checked = 0u32;
+        let mut fast = 0u32;
+        let mut body = [0u8; 9];
+        // Every combination of the first 7 bytes from `bytes` (9^7 = 4.8M is too many: the
+        // attributes byte is any value, so it takes two), then lengths 0-9.
+        for a in [0x00u8, 0xff] {
+            body[0] = a;
+            for i in 0..bytes.len().pow(6) {
+                let mut k = i;
+                for slot in body.iter_mut().take(7).skip(1) {
+                    *slot = bytes[k % bytes.len()];
+                    k /= bytes.len();
+                }
+                body[7] = (i % 251) as u8;
+                body[8] = 0x80;
+                for len in [7, 8, 9] {
+                    let b = &body[..len];
+                    let exact = prefix_exact(b);
+                    checked += 1;
+                    match record_prefix(b) {
+                        Some(p) => {
+                            fast += 1;
+                            assert_eq!(Some(p), exact, "{b:02x?}");
+                        }
+                        None => {
+                            // Only for too short a body, a failing read or a varint of
+                            // three bytes or more.
+                            let mut c = Cur(&b[1..]);
+                            let mut long = c.varlong().is_err() || b.len() - 1 - c.0.len() > 2;
+                            for _ in 0..2 {
+                                let before = c.0.len();
+                                long |= c.varint().is_err() || before - c.0.len() > 2;
+                            }
+                            long |= exact.is_none();
+                            assert!(len < 8 || long, "{b:02x?}");
+                        }
+                    }
+                }
+            }
+        }
+        assert!(fast > checked / 10, "{fast} of {checked}");
+    }
+
+    /// Two-byte varints read inline give what the byte-by-byte loop gives, at the edges.
+    #[test]
+    fn two_byte_varints() {
+        for (bytes, want, left) in [
+            (&[0x80u8, 0x01][..], 64, 0),
+            (&[0xfe, 0x7f, 0x05], 8191, 1),
+            (&[0x81, 0x01], -65, 0),
+            (&[0xff, 0x7f], -8192, 0),
+            (&[0xfe, 0x7f], 8191, 0),
+            (&[0x80, 0x80, 0x01], 8192, 0),
+            (&[0xd0, 0x0f], 1000, 0),
+        ] {
+            let mut c = Cur(bytes);
+            assert_eq!(c.varint().ok(), Some(want), "{bytes:02x?}");
+            assert_eq!(c.0.len(), left, "{bytes:02x?}");
+        }
+        // Cut off after a continuation byte: end of input, whether the second is there or not.
+        assert!(matches!(Cur(&[0x80]).varint(), Err(Short::Eof)));
+        assert!(matches!(Cur(&[0x80, 0x80]).varint(), Err(Short::Eof)));
+    }
+}
