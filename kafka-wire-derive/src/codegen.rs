@@ -428,7 +428,7 @@ pub fn generate(s: &Struct) -> TokenStream {
                 _ => None,
             })
             .collect();
-        let put = quote!(#st.put_run::<#width, _, _>((#(self.#ids,)*), #b););
+        let put = quote!(#st.put_run::<#width, _, _>((#(&self.#ids,)*), #b););
         let get = quote!(#st.get_run::<(#(#tys,)*)>(#r, #at)?);
         if gates.is_empty() {
             writes.push(put);

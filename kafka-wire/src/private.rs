@@ -159,11 +159,12 @@ impl St {
         named_decode_error(e, self.meta, i)
     }
 
-    /// Writes a run of adjacent fixed-width fields, `N` bytes in all, with one `put_slice`.
+    /// Writes a run of adjacent fixed-width fields, `N` bytes in all, with one copy: `v`
+    /// holds references to the fields, read only once the vector has room (see [`PutRun`]).
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    pub fn put_run<const N: usize, T: FixedRun, B: BufMut + ?Sized>(self, v: T, b: &mut B) {
-        v.put::<N, B>(b)
+    pub fn put_run<const N: usize, T: PutRun, B: VecBuf + ?Sized>(self, v: T, b: &mut B) {
+        v.put::<N>(b.vec())
     }
 
     /// Reads a run of adjacent fixed-width fields, the first being field `i`, with one bounds
@@ -580,10 +581,27 @@ pub trait FixedRun: Sized {
     const WIDTH: usize;
     /// Each field's width.
     const WIDTHS: &'static [usize];
-    /// Writes the run, `N` (its width) bytes.
-    fn put<const N: usize, Buf: BufMut + ?Sized>(self, b: &mut Buf);
     /// Reads the run from exactly `WIDTH` bytes.
     fn take(b: &[u8]) -> Self;
+}
+
+/// Makes room for `n` more bytes: [`PutRun`]'s cold path, out of line and not generic.
+#[cold]
+#[inline(never)]
+fn grow_for_run(out: &mut Vec<u8>, n: usize) {
+    out.reserve(n);
+}
+
+/// References to a run of adjacent fixed-width fields, written as one slice.
+///
+/// References, not values: the vector's room is checked (and, rarely, grown by a call)
+/// first and the fields read after it. Passed by value, the fields were read before the
+/// check and held across the grow call in callee-saved registers, which an element loop ran
+/// short of: TxnOffsetCommit's and InitializeShareGroupState's partition loops moved the
+/// vector's address between registers three times per element.
+pub trait PutRun {
+    /// Writes the run, `N` (its width) bytes, at the end of `out`.
+    fn put<const N: usize>(self, out: &mut Vec<u8>);
 }
 
 macro_rules! run {
@@ -591,17 +609,6 @@ macro_rules! run {
         impl<$($t: Fixed),*> FixedRun for ($($t,)*) {
             const WIDTH: usize = 0 $(+ $t::N)*;
             const WIDTHS: &'static [usize] = &[$($t::N),*];
-            #[cfg_attr(not(debug_assertions), inline(always))]
-            #[cfg_attr(debug_assertions, inline)]
-            fn put<const N: usize, Buf: BufMut + ?Sized>(self, b: &mut Buf) {
-                let mut out = [0u8; N];
-                let mut at = 0;
-                $(
-                    if let Some(o) = out.get_mut(at..at + $t::N) { self.$i.put(o); }
-                    at += $t::N;
-                )*
-                b.put_slice(out.get(..at).unwrap_or_default());
-            }
             #[cfg_attr(not(debug_assertions), inline(always))]
             #[cfg_attr(debug_assertions, inline)]
             fn take(b: &[u8]) -> Self {
@@ -612,6 +619,26 @@ macro_rules! run {
                     let _ = at;
                     v
                 },)*)
+            }
+        }
+        impl<$($t: Fixed),*> PutRun for ($(&$t,)*) {
+            #[cfg_attr(not(debug_assertions), inline(always))]
+            #[cfg_attr(debug_assertions, inline)]
+            fn put<const N: usize>(self, out: &mut Vec<u8>) {
+                // Room first, then the fields. A loop whose only exit is the test, so that
+                // `extend_from_slice`'s own test below is known false and dropped (after a
+                // `reserve`, which returns from its grow path without testing again, it
+                // was kept as a flag: one more instruction per run than values).
+                while out.capacity() - out.len() < N {
+                    grow_for_run(out, N);
+                }
+                let mut run = [0u8; N];
+                let mut at = 0;
+                $(
+                    if let Some(o) = run.get_mut(at..at + $t::N) { (*self.$i).put(o); }
+                    at += $t::N;
+                )*
+                out.extend_from_slice(run.get(..at).unwrap_or_default());
             }
         }
     };

@@ -605,6 +605,18 @@ fn fixed_width_runs_keep_per_field_bytes_and_errors() {
     assert_eq!(x.encode_to_vec(1).unwrap(), v1);
     assert_eq!(x.encoded_size(1), v1.len());
     assert_eq!(FixedRun::decode_exact(&v1.clone().into(), 1).unwrap(), x);
+    // In place into vectors: one that must grow at the run (none, or too little room), one
+    // after bytes already there, and one with room for exactly the message (never grown).
+    for (prior, cap) in [(0, 0), (0, 4), (3, 5), (3, 3 + v1.len()), (0, 64)] {
+        let mut out = Vec::with_capacity(cap);
+        out.extend_from_slice(&[9, 8, 7][..prior]);
+        x.encode(&mut out, 1).unwrap();
+        assert_eq!(out[..prior], [9, 8, 7][..prior]);
+        assert_eq!(out[prior..], v1[..], "prior {prior} capacity {cap}");
+        if cap == 3 + v1.len() {
+            assert_eq!(out.capacity(), cap, "never grown");
+        }
+    }
     // v0 has no `c`: the run is not taken, each field goes on its own.
     let e = x.encode_to_vec(0).unwrap_err();
     assert_eq!(
