@@ -74,6 +74,18 @@ pub const fn zigzag64(n: i64) -> u64 {
     ((n << 1) ^ (n >> 63)) as u64
 }
 
+/// Decodes a zigzag-encoded `i32` (records' varint): the inverse of [`zigzag32`].
+#[inline(always)]
+pub(crate) const fn unzigzag32(u: u32) -> i32 {
+    ((u >> 1) as i32) ^ -((u & 1) as i32)
+}
+
+/// Decodes a zigzag-encoded `i64` (records' varlong): the inverse of [`zigzag64`].
+#[inline(always)]
+pub(crate) const fn unzigzag64(u: u64) -> i64 {
+    ((u >> 1) as i64) ^ -((u & 1) as i64)
+}
+
 /// Writes a zigzag signed varint.
 pub fn put_varint<B: BufMut + ?Sized>(buf: &mut B, n: i32) {
     put_uvarint(buf, zigzag32(n));
@@ -191,11 +203,22 @@ mod tests {
             (i32::MIN, u32::MAX),
         ] {
             assert_eq!(zigzag32(n), z);
+            assert_eq!(unzigzag32(z), n);
             let mut out = Vec::new();
             put_varint(&mut out, n);
             assert_eq!(out.len(), varint_size(n));
             let b = Bytes::from(out);
             assert_eq!(Reader::new(&b).read_varint().unwrap(), n);
+        }
+        for (n, z) in [
+            (0i64, 0u64),
+            (-1, 1),
+            (1, 2),
+            (i64::MAX, u64::MAX - 1),
+            (i64::MIN, u64::MAX),
+        ] {
+            assert_eq!(zigzag64(n), z);
+            assert_eq!(unzigzag64(z), n);
         }
         for n in [0i64, -1, 1, i64::MAX, i64::MIN, 1 << 40] {
             let mut out = Vec::new();

@@ -277,13 +277,13 @@ impl<'a> Reader<'a> {
     /// Reads a zigzag-encoded signed varint (records only).
     pub fn read_varint(&mut self) -> Result<i32, DecodeError> {
         let u = self.read_uvarint()?;
-        Ok(((u >> 1) as i32) ^ -((u & 1) as i32))
+        Ok(crate::primitives::unzigzag32(u))
     }
 
     /// Reads a zigzag-encoded signed varlong (records only).
     pub fn read_varlong(&mut self) -> Result<i64, DecodeError> {
         let u = self.read_uvarlong()?;
-        Ok(((u >> 1) as i64) ^ -((u & 1) as i64))
+        Ok(crate::primitives::unzigzag64(u))
     }
 
     /// Consumes the next byte if it is `b`; leaves the reader unchanged otherwise.

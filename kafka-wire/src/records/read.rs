@@ -2,6 +2,8 @@
 
 use bytes::Bytes;
 
+use crate::primitives::{unzigzag32, unzigzag64};
+
 use super::compression::{self, CodecError, Contexts};
 use super::error::{RecordsError, RecordsErrorKind as K};
 use super::{
@@ -626,7 +628,7 @@ impl<'a> Cur<'a> {
                 _ => self.varint_slow(b)?,
             }
         };
-        Ok(((raw >> 1) as i32) ^ -((raw & 1) as i32))
+        Ok(unzigzag32(raw))
     }
 
     #[inline(always)]
@@ -655,7 +657,7 @@ impl<'a> Cur<'a> {
             let b = self.u8()?;
             if b < 0x80 {
                 v |= u64::from(b) << shift;
-                return Ok(((v >> 1) as i64) ^ -((v & 1) as i64));
+                return Ok(unzigzag64(v));
             }
             v |= u64::from(b & 0x7f) << shift;
             shift += 7;
@@ -720,7 +722,7 @@ fn record_prefix(body: &[u8]) -> Option<((i8, i64, i32, i32), usize)> {
             return None;
         };
         let v = raw.0 as u32;
-        Some((((v >> 1) as i32) ^ -((v & 1) as i32), raw.1))
+        Some((unzigzag32(v), raw.1))
     }
     let attributes = x as u8 as i8;
     let mut at = 8;
