@@ -776,11 +776,37 @@ fn read_v2_record<'a>(rest: &mut &'a [u8]) -> Result<RawRecord<'a>, Fail> {
         } else {
             Some(b.take(key_len as usize)?)
         };
-        let value = b.bytes_nullable()?;
-        Ok((attributes, timestamp_delta, offset_delta, key, value))
+        let value_len = b.varint()?;
+        Ok((attributes, timestamp_delta, offset_delta, key, value_len))
     })();
-    let (attributes, timestamp_delta, offset_delta, key, value) =
+    let (attributes, timestamp_delta, offset_delta, key, value_len) =
         r.map_err(|s| (structure(s), pos(&b)))?;
+    // A record without headers (the common case): the value fills the body but for its last
+    // byte, and that byte is a header count of 0 (one byte). The exact path below would read
+    // the same value, no headers, and end exactly at the body's end, so this answers the
+    // same; any other record (a null value, headers, a short or long body) goes below.
+    if let Some((&0, v)) = b.0.split_last() {
+        if v.len() as u64 == value_len as u64 {
+            *rest = after;
+            return Ok(RawRecord {
+                attributes,
+                timestamp_delta,
+                offset_delta,
+                key,
+                value: Some(v),
+                headers: Headers::default(),
+            });
+        }
+    }
+    // Any negative length is null, as in Java (and in `bytes_nullable`).
+    let value = if value_len < 0 {
+        None
+    } else {
+        Some(
+            b.take(value_len as usize)
+                .map_err(|s| (structure(s), pos(&b)))?,
+        )
+    };
     let hat = pos(&b);
     let count = b.varint().map_err(|s| (structure(s), hat))?;
     if count < 0 || count as usize > b.0.len() {
@@ -1139,6 +1165,91 @@ mod tests {
             }
         }
         assert!(fast > checked / 10, "{fast} of {checked}");
+    }
+
+    /// Records assembled by hand (Kafka's `DefaultRecord` layout: zigzag varint length,
+    /// attributes, varlong timestamp delta, varint offset delta, key, value, header count,
+    /// headers), around the header-less exit: the value ending one byte before the body's end,
+    /// that byte a header count of 0. Each is checked field by field, and the mismatches
+    /// against the exact path's error and offset.
+    #[test]
+    fn header_less_records_and_their_neighbours() {
+        type Seen<'a> = (
+            Option<&'a [u8]>,
+            Option<&'a [u8]>,
+            usize,
+            Vec<(&'a [u8], Option<&'a [u8]>)>,
+            usize,
+        );
+        fn read(bytes: &[u8]) -> Result<Seen<'_>, Fail> {
+            let mut rest = bytes;
+            let r = read_v2_record(&mut rest)?;
+            let headers = r.headers.iter().map(|h| (h.key, h.value)).collect();
+            Ok((r.key, r.value, r.headers.len(), headers, rest.len()))
+        }
+        // Body of 9: attributes 0, deltas 0, null key (-1 = 0x01), value "abc" (3 = 0x06),
+        // no headers; then one byte of the next record.
+        let r = read(&[0x12, 0, 0, 0, 0x01, 0x06, b'a', b'b', b'c', 0x00, 0xee]).unwrap();
+        assert_eq!(r, (None, Some(&b"abc"[..]), 0, vec![], 1));
+        // A key of 2 bytes, an empty value (0), no headers.
+        let r = read(&[0x10, 0, 0x02, 0x04, 0x04, b'k', b'y', 0x00, 0x00]).unwrap();
+        assert_eq!(r, (Some(&b"ky"[..]), Some(&b""[..]), 0, vec![], 0));
+        // A null value (-1 = 0x01) before the header count 0: the value stays null.
+        let r = read(&[0x0c, 0, 0, 0, 0x01, 0x01, 0x00]).unwrap();
+        assert_eq!(r, (None, None, 0, vec![], 0));
+        // One header whose value is empty, so the body ends with a 0 that is not the count:
+        // value "a" (0x02), count 1 (0x02), key "" (0x00), value "" (0x00).
+        let r = read(&[0x12, 0, 0, 0, 0x01, 0x02, b'a', 0x02, 0x00, 0x00]).unwrap();
+        assert_eq!(
+            r,
+            (
+                None,
+                Some(&b"a"[..]),
+                1,
+                vec![(&b""[..], Some(&b""[..]))],
+                0
+            )
+        );
+        // One header "k" -> "v".
+        let r = read(&[
+            0x18, 0, 0, 0, 0x01, 0x04, b'a', b'b', 0x02, 0x02, b'k', 0x02, b'v',
+        ])
+        .unwrap();
+        assert_eq!(
+            r,
+            (
+                None,
+                Some(&b"ab"[..]),
+                1,
+                vec![(&b"k"[..], Some(&b"v"[..]))],
+                0
+            )
+        );
+        // The count 0 and then one byte more inside the body (declared 10, 9 read): Java's
+        // "Invalid record size", at the extra byte (1 + 9).
+        let e = read(&[0x14, 0, 0, 0, 0x01, 0x06, b'a', b'b', b'c', 0x00, 0x00]).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                (
+                    K::RecordSizeMismatch {
+                        declared: 10,
+                        read: 9
+                    },
+                    10
+                )
+            ),
+            "{e:?}"
+        );
+        // The value one byte longer than the body leaves room for: past the end, at the value.
+        let e = read(&[0x10, 0, 0, 0, 0x01, 0x08, b'a', b'b', b'c', 0x00]).unwrap_err();
+        assert!(matches!(e, (K::InvalidRecordStructure(_), 6)), "{e:?}");
+        // A value that fills the body exactly, so no byte is left for the header count, even
+        // when its own last byte is 0.
+        for last in [b'c', 0x00] {
+            let e = read(&[0x10, 0, 0, 0, 0x01, 0x06, b'a', b'b', last]).unwrap_err();
+            assert!(matches!(e, (K::InvalidRecordStructure(_), 9)), "{e:?}");
+        }
     }
 
     /// Two-byte varints read inline give what the byte-by-byte loop gives, at the edges.
