@@ -193,16 +193,31 @@ macro_rules! path_methods {
         }
 
         /// Adds the enclosing field's name to the path (used by generated code).
-        #[cold]
-        pub fn in_field(mut self, name: &'static str) -> Self {
-            self.0.path.push_outer(PathSegment::Field(name));
-            self
+        #[cfg_attr(not(debug_assertions), inline(always))]
+        #[cfg_attr(debug_assertions, inline)]
+        pub fn in_field(self, name: &'static str) -> Self {
+            Self::push_field(self, name)
         }
 
         /// Adds the array index to the path (used by generated code).
         #[cold]
         pub fn at_index(mut self, index: usize) -> Self {
             self.0.path.push_outer(PathSegment::Index(index));
+            self
+        }
+
+        /// [`Self::in_field`], out of line. `extern "C"` tells every caller that it cannot
+        /// unwind, so a call to it on an error path is a plain call, not an `invoke` with
+        /// cleanup blocks for the caller's partly built values (every field the generated
+        /// `write` puts has such an error path). It cannot panic: it pushes one segment onto
+        /// the path's `Vec`, whose only failures are an allocation failure (which aborts,
+        /// it does not unwind) and a capacity overflow (more segments than memory can
+        /// hold); were it to panic, the panic would abort instead of unwinding.
+        #[cold]
+        #[inline(never)]
+        #[allow(improper_ctypes_definitions)] // a Rust `&str`: only Rust calls this
+        extern "C" fn push_field(mut self, name: &'static str) -> Self {
+            self.0.path.push_outer(PathSegment::Field(name));
             self
         }
 
