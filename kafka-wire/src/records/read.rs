@@ -615,6 +615,13 @@ impl<'a> Cur<'a> {
     /// 5th byte beyond 32 are dropped (as Java's `readVarint` does).
     #[inline(always)]
     fn varint(&mut self) -> Result<i32, Short> {
+        self.varint_raw().map(unzigzag32)
+    }
+
+    /// [`varint`](Self::varint) before its zigzag decoding: for a length, whose sign is the
+    /// low bit and whose value (when not negative) the rest.
+    #[inline(always)]
+    fn varint_raw(&mut self) -> Result<u32, Short> {
         let b = self.u8()?;
         let raw = if b < 0x80 {
             u32::from(b)
@@ -628,7 +635,7 @@ impl<'a> Cur<'a> {
                 _ => self.varint_slow(b)?,
             }
         };
-        Ok(unzigzag32(raw))
+        Ok(raw)
     }
 
     #[inline(always)]
@@ -707,13 +714,15 @@ struct RawRecord<'a> {
 /// and each of the three varints takes one or two bytes (the common case); `None` otherwise,
 /// and the exact byte-by-byte path reads them (with its errors). Within those bounds the
 /// values are the ones that path reads: a varlong of at most two bytes is its zigzag value
-/// like a varint's.
+/// like a varint's. The key length is left before its zigzag decoding (as
+/// [`Cur::varint_raw`] gives it).
 #[inline(always)]
-fn record_prefix(body: &[u8]) -> Option<((i8, i64, i32, i32), usize)> {
+fn record_prefix(body: &[u8]) -> Option<((i8, i64, i32, u32), usize)> {
     let x = u64::from_le_bytes(*body.first_chunk::<8>()?);
-    /// The zigzag varint of one or two bytes at the low end of `w`, and its length.
+    /// The varint of one or two bytes at the low end of `w` (before its zigzag decoding),
+    /// and its length.
     #[inline(always)]
-    fn short(w: u64) -> Option<(i32, u32)> {
+    fn short(w: u64) -> Option<(u32, u32)> {
         let raw = if w & 0x80 == 0 {
             (w & 0x7f, 1)
         } else if w & 0x8000 == 0 {
@@ -721,8 +730,7 @@ fn record_prefix(body: &[u8]) -> Option<((i8, i64, i32, i32), usize)> {
         } else {
             return None;
         };
-        let v = raw.0 as u32;
-        Some((unzigzag32(v), raw.1))
+        Some((raw.0 as u32, raw.1))
     }
     let attributes = x as u8 as i8;
     let mut at = 8;
@@ -732,6 +740,7 @@ fn record_prefix(body: &[u8]) -> Option<((i8, i64, i32, i32), usize)> {
     at += 8 * n;
     let (kl, n) = short(x >> at)?;
     at += 8 * n;
+    let (ts, od) = (unzigzag32(ts), unzigzag32(od));
     Some(((attributes, i64::from(ts), od, kl), (at / 8) as usize))
 }
 
@@ -740,17 +749,20 @@ fn record_prefix(body: &[u8]) -> Option<((i8, i64, i32, i32), usize)> {
 #[inline(always)]
 fn read_v2_record<'a>(rest: &mut &'a [u8]) -> Result<RawRecord<'a>, Fail> {
     let mut c = Cur(rest);
-    let len = c.varint().map_err(|_| (K::PrematureEof, 0))?;
+    // Lengths are taken before their zigzag decoding: negative when the low bit is set, the
+    // value the rest (`unzigzag32` only for the error).
+    let raw = c.varint_raw().map_err(|_| (K::PrematureEof, 0))?;
     let at = rest.len() - c.0.len();
-    if len < 0 {
+    if raw & 1 != 0 {
         return Err((
             K::RecordSizeMismatch {
-                declared: len.into(),
+                declared: unzigzag32(raw).into(),
                 read: 0,
             },
             0,
         ));
     }
+    let len = (raw >> 1) as i32;
     let Some((body, after)) = c.0.split_at_checked(len as usize) else {
         return Err((
             K::RecordSizeExceeds {
@@ -768,25 +780,27 @@ fn read_v2_record<'a>(rest: &mut &'a [u8]) -> Result<RawRecord<'a>, Fail> {
                 b.0 = b.0.get(n..).unwrap_or_default();
                 prefix
             }
-            None => (b.u8()? as i8, b.varlong()?, b.varint()?, b.varint()?),
+            None => (b.u8()? as i8, b.varlong()?, b.varint()?, b.varint_raw()?),
         };
         // Any negative length is null, as in Java (and in `bytes_nullable`).
-        let key = if key_len < 0 {
+        let key = if key_len & 1 != 0 {
             None
         } else {
-            Some(b.take(key_len as usize)?)
+            Some(b.take((key_len >> 1) as usize)?)
         };
-        let value_len = b.varint()?;
-        Ok((attributes, timestamp_delta, offset_delta, key, value_len))
+        let value_raw = b.varint_raw()?;
+        Ok((attributes, timestamp_delta, offset_delta, key, value_raw))
     })();
-    let (attributes, timestamp_delta, offset_delta, key, value_len) =
+    let (attributes, timestamp_delta, offset_delta, key, value_raw) =
         r.map_err(|s| (structure(s), pos(&b)))?;
     // A record without headers (the common case): the value fills the body but for its last
     // byte, and that byte is a header count of 0 (one byte). The exact path below would read
     // the same value, no headers, and end exactly at the body's end, so this answers the
     // same; any other record (a null value, headers, a short or long body) goes below.
     if let Some((&0, v)) = b.0.split_last() {
-        if v.len() as u64 == value_len as u64 {
+        // Twice the length is the zigzag form of a length that is not negative (the slice's
+        // length is below 2^63, so the product does not wrap).
+        if (v.len() as u64) << 1 == u64::from(value_raw) {
             *rest = after;
             return Ok(RawRecord {
                 attributes,
@@ -799,11 +813,11 @@ fn read_v2_record<'a>(rest: &mut &'a [u8]) -> Result<RawRecord<'a>, Fail> {
         }
     }
     // Any negative length is null, as in Java (and in `bytes_nullable`).
-    let value = if value_len < 0 {
+    let value = if value_raw & 1 != 0 {
         None
     } else {
         Some(
-            b.take(value_len as usize)
+            b.take((value_raw >> 1) as usize)
                 .map_err(|s| (structure(s), pos(&b)))?,
         )
     };
@@ -1106,13 +1120,13 @@ mod tests {
     use super::*;
 
     /// The leading fields as the byte-by-byte path reads them, with the bytes taken.
-    fn prefix_exact(body: &[u8]) -> Option<((i8, i64, i32, i32), usize)> {
+    fn prefix_exact(body: &[u8]) -> Option<((i8, i64, i32, u32), usize)> {
         let mut c = Cur(body);
         let p = (
             c.u8().ok()? as i8,
             c.varlong().ok()?,
             c.varint().ok()?,
-            c.varint().ok()?,
+            c.varint_raw().ok()?,
         );
         Some((p, body.len() - c.0.len()))
     }
