@@ -513,12 +513,31 @@ mod x86 {
         #[target_feature(enable = "avx2,vpclmulqdq,pclmulqdq,sse4.2")]
         fn copy_ymm(&mut self, out: &mut Vec<u8>, pre: &[u8; PRE], n: usize, src: &[u8]) {
             let keys = keys_ymm();
-            out.extend_from_slice(pre.get(..n).unwrap_or_default());
+            // The fields, the value's head and its tail are each shorter than a block: each
+            // goes as one fixed-size move of a whole block, cut back (the tail's overlapping
+            // bytes just written, with the same values), instead of a `memcpy` call of a
+            // varying length, as `copy_simd` does with 64-byte blocks.
+            match pre.first_chunk::<YMM_BLOCK>() {
+                Some(p) if n <= YMM_BLOCK => {
+                    let len = out.len() + n;
+                    out.extend_from_slice(p);
+                    out.truncate(len);
+                }
+                _ => out.extend_from_slice(pre.get(..n).unwrap_or_default()),
+            }
             self.align_start(out, YMM_BLOCK);
             let (acc, from) = fold_blocks_ymm(self.yacc, keys, out, self.from);
             let fill = to_block_end(out.len(), from, YMM_BLOCK);
+            let entry = out.len();
             let (head, rest) = src.split_at(fill.min(src.len()));
-            out.extend_from_slice(head);
+            match src.first_chunk::<YMM_BLOCK>() {
+                Some(first) if head.len() < YMM_BLOCK => {
+                    let len = out.len() + head.len();
+                    out.extend_from_slice(first);
+                    out.truncate(len);
+                }
+                _ => out.extend_from_slice(head),
+            }
             let (mut acc, from) = fold_blocks_ymm(acc, keys, out, from);
             if out.len() != from {
                 // Only when `src` ran out first, which MIN_FUSED rules out.
@@ -550,7 +569,15 @@ mod x86 {
             }
             self.yacc = acc;
             self.from = out.len();
-            out.extend_from_slice(blocks.remainder());
+            let tail = blocks.remainder();
+            match src.last_chunk::<YMM_BLOCK>() {
+                // All of `src` but the tail is in place, so the block before it is too.
+                Some(last) if !tail.is_empty() && out.len() - entry + tail.len() == src.len() => {
+                    out.truncate(out.len() + tail.len() - YMM_BLOCK);
+                    out.extend_from_slice(last);
+                }
+                _ => out.extend_from_slice(tail),
+            }
         }
 
         /// [`finish_simd`](Self::finish_simd) for the 256-bit path.
