@@ -399,6 +399,20 @@ impl EncodeError {
         &self.0.kind
     }
 
+    /// [`Self::at_index`] for the array loops of the encoders, out of line and not
+    /// unwinding, as `push_field` (see [`Self::in_field`]): a plain call, not an `invoke`
+    /// with cleanups, in every array's loop of the generated `write_vec`. It cannot panic,
+    /// for the same reason. The decoders' array loop keeps the unwinding `at_index`: not
+    /// unwinding, the decode side's builders changed that loop's registers (see
+    /// `private::named_decode_error`).
+    #[cold]
+    #[inline(never)]
+    #[allow(improper_ctypes_definitions)] // `Self`, a Rust struct: only Rust calls this
+    pub(crate) extern "C" fn at_index_nounwind(mut self, index: usize) -> Self {
+        self.0.path.push_outer(PathSegment::Index(index));
+        self
+    }
+
     path_methods!();
 }
 

@@ -1293,7 +1293,7 @@ impl<T: Field> NullableField for Vec<T> {
         let mut it = items.iter();
         while let Some(item) = it.next() {
             if let Err(e) = item.write(buf, ecx) {
-                return Err(e.at_index(items.len() - it.len() - 1));
+                return Err(e.at_index_nounwind(items.len() - it.len() - 1));
             }
         }
         Ok(())
@@ -1315,7 +1315,7 @@ impl<T: Field> NullableField for Vec<T> {
         let mut it = items.iter();
         while let Some(item) = it.next() {
             if let Err(e) = item.write_vec(buf, ecx, t) {
-                return Err(e.at_index(items.len() - it.len() - 1));
+                return Err(e.at_index_nounwind(items.len() - it.len() - 1));
             }
         }
         Ok(())
