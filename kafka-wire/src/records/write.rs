@@ -327,8 +327,8 @@ impl BatchBuilder {
     /// [`build`](Self::build)), with the builder's running state (offsets, timestamps, count,
     /// and on an uncompressed batch the CRC folded while copying) kept in registers from one
     /// record to the next instead of in the builder. Where the CRC is folded while copying
-    /// (x86-64 CPUs with VPCLMULQDQ), the whole loop is compiled for the instructions that
-    /// path uses. Returns the builder; [`next_offset`](Self::next_offset) tells where the
+    /// (x86-64 CPUs with AVX-512 VPCLMULQDQ), the whole loop is compiled for the instructions
+    /// that path uses. Returns the builder; [`next_offset`](Self::next_offset) tells where the
     /// records ended.
     ///
     /// `BatchBuilder` also implements `Extend` for `NewRecord`s and references to them, which
