@@ -63,13 +63,13 @@ pub fn put_uvarlong<B: BufMut + ?Sized>(buf: &mut B, mut v: u64) {
 }
 
 /// Zigzag-encodes an `i32` (records' varint).
-#[inline]
+#[inline(always)]
 pub const fn zigzag32(n: i32) -> u32 {
     ((n << 1) ^ (n >> 31)) as u32
 }
 
 /// Zigzag-encodes an `i64` (records' varlong).
-#[inline]
+#[inline(always)]
 pub const fn zigzag64(n: i64) -> u64 {
     ((n << 1) ^ (n >> 63)) as u64
 }

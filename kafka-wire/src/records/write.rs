@@ -6,6 +6,7 @@ use super::compression;
 use super::control::{ControlRecordType, EndTxnMarker};
 use super::fused::Fused;
 use super::{BatchHeader, Compression, TimestampType, RECORD_BATCH_OVERHEAD};
+use crate::primitives::{zigzag32, zigzag64};
 use crate::{EncodeError, EncodeErrorKind};
 
 /// A record header to write.
@@ -696,16 +697,6 @@ impl<'a, 'r> Extend<&'r NewRecord<'a>> for BatchBuilder {
     fn extend<I: IntoIterator<Item = &'r NewRecord<'a>>>(&mut self, records: I) {
         self.append_all(records.into_iter().copied());
     }
-}
-
-#[inline(always)]
-fn zigzag32(n: i32) -> u32 {
-    ((n << 1) ^ (n >> 31)) as u32
-}
-
-#[inline(always)]
-fn zigzag64(n: i64) -> u64 {
-    ((n << 1) ^ (n >> 63)) as u64
 }
 
 #[inline(always)]
