@@ -522,20 +522,13 @@ pub fn generate(s: &Struct) -> TokenStream {
     });
 
     // Whether any field may reference a `bytes` value in a vectored encode (see
-    // `Field::MAY_REFER`): asked of the types whose kind may (bytes, records, structs and
-    // user types, arrays of them), each type once. A struct with none keeps the trait's
-    // `false` and emits nothing (most structs: one line each at full breadth). The kind is
-    // read from the type's name, so a user type named like a primitive (`Str`) that holds
-    // bytes would only lose the vectored encode's zero-copy, never bytes: the buffer then
-    // copies them.
-    let mut refer_tys: Vec<&syn::Type> = Vec::new();
-    for f in s.fields.iter().filter(|f| may_refer(&f.kind)) {
-        if !refer_tys.iter().any(|t| **t == f.ty) {
-            refer_tys.push(&f.ty);
-        }
-    }
-    let may_refer = (!refer_tys.is_empty())
-        .then(|| quote!(const MAY_REFER: bool = #(<#refer_tys as #kw::Fx>::REFER)||*;));
+    // `Field::MAY_REFER`).
+    let field_tys: Vec<_> = s.fields.iter().map(|f| &f.ty).collect();
+    let may_refer = if field_tys.is_empty() {
+        quote!(false)
+    } else {
+        quote!(#(<#field_tys as #kw::Fx>::REFER)||*)
+    };
     let meta = struct_meta(s);
     let inits = s.fields.iter().map(|f| &f.ident).chain(&s.unknown);
     let defaults = s.fields.iter().map(|f| {
@@ -613,7 +606,7 @@ pub fn generate(s: &Struct) -> TokenStream {
             impl #kw::Field for #ident {
                 const KAFKA_TYPE: #kw::KafkaType = #kw::KafkaType::Struct(#kw::meta_of::<Self>);
                 const NESTED_FLEXIBLE: #kw::Option<#kw::VersionRange> = #kw::Some(#m.flexible);
-                #may_refer
+                const MAY_REFER: bool = #may_refer;
 
                 fn write<#bt: #kw::BufMut + ?Sized>(&self, #b: &mut #bt, #cx: #kw::Cx) -> #kw::EncRes {
                     #kw::write_staged(self, #b, #cx)
@@ -690,17 +683,6 @@ fn may_nest(k: &Kind) -> bool {
     match k {
         Kind::Other => true,
         Kind::Array(el) => may_nest(el),
-        _ => false,
-    }
-}
-
-/// Whether a field of this kind may reference a `bytes` value in a vectored encode: bytes,
-/// records, types the derive does not know (a derived struct may hold bytes) and arrays of
-/// them.
-fn may_refer(k: &Kind) -> bool {
-    match k {
-        Kind::Bytes | Kind::Records | Kind::Other => true,
-        Kind::Array(el) => may_refer(el),
         _ => false,
     }
 }
