@@ -19,8 +19,8 @@ pub fn put_struct_marker<B: BufMut + ?Sized>(buf: &mut B, present: bool, cx: Cx)
     }
 }
 
-/// [`put_struct_marker`] into a vector, through `field::vput` (see
-/// `field::room`).
+/// [`put_struct_marker`] into a vector, through [`vput`](crate::field::vput) (see
+/// [`room`](crate::field::room)).
 #[inline]
 pub fn put_struct_marker_vec(out: &mut Vec<u8>, present: bool, cx: Cx) {
     let m = match (present, cx.tagged) {

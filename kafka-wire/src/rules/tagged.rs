@@ -200,7 +200,7 @@ pub fn put_count<B: BufMut + ?Sized>(buf: &mut B, n: usize) {
 }
 
 /// [`put_count`] into a vector: the one-byte count (nearly always) through
-/// `field::vput`, a larger one detached (see `field::room`).
+/// [`vput`](crate::field::vput), a larger one detached (see [`room`](crate::field::room)).
 #[cfg_attr(not(debug_assertions), inline(always))]
 #[cfg_attr(debug_assertions, inline)]
 pub fn put_count_vec(out: &mut Vec<u8>, n: usize) {
