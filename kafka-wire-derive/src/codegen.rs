@@ -521,14 +521,6 @@ pub fn generate(s: &Struct) -> TokenStream {
         }
     });
 
-    // Whether any field may reference a `bytes` value in a vectored encode (see
-    // `Field::MAY_REFER`).
-    let field_tys: Vec<_> = s.fields.iter().map(|f| &f.ty).collect();
-    let may_refer = if field_tys.is_empty() {
-        quote!(false)
-    } else {
-        quote!(#(<#field_tys as #kw::Fx>::REFER)||*)
-    };
     let meta = struct_meta(s);
     let inits = s.fields.iter().map(|f| &f.ident).chain(&s.unknown);
     let defaults = s.fields.iter().map(|f| {
@@ -606,7 +598,6 @@ pub fn generate(s: &Struct) -> TokenStream {
             impl #kw::Field for #ident {
                 const KAFKA_TYPE: #kw::KafkaType = #kw::KafkaType::Struct(#kw::meta_of::<Self>);
                 const NESTED_FLEXIBLE: #kw::Option<#kw::VersionRange> = #kw::Some(#m.flexible);
-                const MAY_REFER: bool = #may_refer;
 
                 fn write<#bt: #kw::BufMut + ?Sized>(&self, #b: &mut #bt, #cx: #kw::Cx) -> #kw::EncRes {
                     #kw::write_staged(self, #b, #cx)

@@ -88,73 +88,6 @@ impl VecBuf for Vec<u8> {
     }
 }
 
-/// Makes room for `n` more bytes in a vector the caller handed over by value, and hands it
-/// back (see [`room`]).
-#[cold]
-#[inline(never)]
-fn grow_owned(mut v: Vec<u8>, n: usize) -> Vec<u8> {
-    v.reserve(n);
-    v
-}
-
-/// Makes room for `n` more bytes at the end of `out`, growing it (rarely) through a cold call
-/// that takes the vector by value, never by reference.
-///
-/// Why by value: a call that is given `out` itself (`Vec::reserve`'s grow path, any cold
-/// writer taking `&mut Vec<u8>`) makes the vector's address escape, and from then on LLVM
-/// must assume that every store into the vector's bytes may have changed its length and
-/// capacity, so it reloads both after each field (a store-to-load round trip on the critical
-/// path of every write). Moved out and back on the cold path, the vector is never seen by a
-/// callee, so its length and capacity stay in registers across a whole struct. A loop whose
-/// only exit is the test, so a following `extend_from_slice` of `n` bytes knows its own test
-/// false and drops its own grow call (which would take `out` by reference).
-#[cfg_attr(not(debug_assertions), inline(always))]
-#[cfg_attr(debug_assertions, inline)]
-pub(crate) fn room(out: &mut Vec<u8>, n: usize) {
-    while out.capacity() - out.len() < n {
-        *out = grow_owned(core::mem::take(out), n);
-    }
-}
-
-/// Appends `s` to `out` through [`room`]: the only way the vector paths append.
-///
-/// One byte is pushed behind its own test instead: after `room`'s loop, `extend_from_slice`'s
-/// test of one byte (`len == capacity`, as LLVM rewrites it) was not recognised as already
-/// made, so its grow call stayed, and with it `out`'s address escaped.
-#[cfg_attr(not(debug_assertions), inline(always))]
-#[cfg_attr(debug_assertions, inline)]
-pub(crate) fn vput(out: &mut Vec<u8>, s: &[u8]) {
-    if let [b] = s {
-        if out.len() < out.capacity() {
-            out.push(*b);
-        } else {
-            *out = push_owned(core::mem::take(out), *b);
-        }
-        return;
-    }
-    room(out, s.len());
-    out.extend_from_slice(s);
-}
-
-/// [`vput`]'s one byte into a full vector, by value (see [`room`]).
-#[cold]
-#[inline(never)]
-fn push_owned(mut v: Vec<u8>, b: u8) -> Vec<u8> {
-    v.push(b);
-    v
-}
-
-/// Runs `f` (a cold writer that takes a vector by reference) on `out` moved into a local and
-/// back, so that `out`'s own address is never given to a call (see [`room`]).
-#[cfg_attr(not(debug_assertions), inline(always))]
-#[cfg_attr(debug_assertions, inline)]
-pub(crate) fn detached<R>(out: &mut Vec<u8>, f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
-    let mut v = core::mem::take(out);
-    let r = f(&mut v);
-    *out = v;
-    r
-}
-
 /// A type that can be a field of a derived struct.
 ///
 /// `write` and `size` must agree: `size` is the exact number of bytes `write` puts.
@@ -184,15 +117,6 @@ pub trait Field: Sized {
     /// Leave it at its default.
     #[doc(hidden)]
     const UTF8_REQUIRED: bool = false;
-
-    /// Implementation detail of the encoder, hidden: whether writing this type (or what it
-    /// holds) may reference a `bytes` value in a vectored encode rather than copy it (`Bytes`
-    /// and `Records`, and the options, arrays and derived structs holding them), which is
-    /// decided by the address of the vector written. An array of elements that cannot writes
-    /// them into a local vector moved out of the buffer (see `Vec<T>`'s `write_vec`); one
-    /// that can writes into the buffer itself. Leave it at its default.
-    #[doc(hidden)]
-    const MAY_REFER: bool = false;
 
     /// Writes the value.
     ///
@@ -337,7 +261,7 @@ pub trait NullableField: Field {
     ) -> Result<(), EncodeError> {
         if matches!(Self::KAFKA_TYPE, KafkaType::Struct(_)) && Self::NESTED_FLEXIBLE.is_some() {
             if cx.nullable {
-                crate::__private::put_struct_marker_vec(buf.vec(), v.is_some(), cx);
+                crate::__private::put_struct_marker(buf, v.is_some(), cx);
             }
             return match v {
                 Some(s) => s.write_vec(buf, cx, t),
@@ -382,7 +306,6 @@ impl<T: NullableField> Field for Option<T> {
     const KAFKA_TYPE: KafkaType = T::KAFKA_TYPE;
     const NESTED_FLEXIBLE: Option<VersionRange> = T::NESTED_FLEXIBLE;
     const UTF8_REQUIRED: bool = T::UTF8_REQUIRED;
-    const MAY_REFER: bool = T::MAY_REFER;
 
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
@@ -455,17 +378,6 @@ macro_rules! fixed_field {
             }
             #[cfg_attr(not(debug_assertions), inline(always))]
             #[cfg_attr(debug_assertions, inline)]
-            fn write_vec<V: VecBuf + ?Sized>(
-                &self,
-                buf: &mut V,
-                _cx: Cx,
-                _: Sealed,
-            ) -> Result<(), EncodeError> {
-                vput(buf.vec(), &self.to_be_bytes());
-                Ok(())
-            }
-            #[cfg_attr(not(debug_assertions), inline(always))]
-            #[cfg_attr(debug_assertions, inline)]
             fn size(&self, _cx: Cx) -> usize {
                 $n
             }
@@ -525,17 +437,6 @@ impl Field for bool {
     }
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    fn write_vec<V: VecBuf + ?Sized>(
-        &self,
-        buf: &mut V,
-        _cx: Cx,
-        _: Sealed,
-    ) -> Result<(), EncodeError> {
-        vput(buf.vec(), &[u8::from(*self)]);
-        Ok(())
-    }
-    #[cfg_attr(not(debug_assertions), inline(always))]
-    #[cfg_attr(debug_assertions, inline)]
     fn size(&self, _cx: Cx) -> usize {
         1
     }
@@ -565,16 +466,6 @@ impl Field for Uuid {
     #[inline]
     fn write<B: BufMut + ?Sized>(&self, buf: &mut B, _cx: Cx) -> Result<(), EncodeError> {
         buf.put_slice(self.as_bytes());
-        Ok(())
-    }
-    #[inline]
-    fn write_vec<V: VecBuf + ?Sized>(
-        &self,
-        buf: &mut V,
-        _cx: Cx,
-        _: Sealed,
-    ) -> Result<(), EncodeError> {
-        vput(buf.vec(), self.as_bytes());
         Ok(())
     }
     #[cfg_attr(not(debug_assertions), inline(always))]
@@ -702,83 +593,6 @@ pub(crate) fn put_len<B: BufMut + ?Sized>(
         return Ok(());
     }
     put_prefix_cold(buf, p, Some(n), compact)
-}
-
-/// [`put_len_fast`] into a vector, each form appended through [`vput`] (so the vector's
-/// length and capacity stay in registers; see [`room`]).
-#[cfg_attr(not(debug_assertions), inline(always))]
-#[cfg_attr(debug_assertions, inline)]
-fn put_len_fast_vec(
-    out: &mut Vec<u8>,
-    p: Prefix,
-    n: usize,
-    compact: bool,
-    two_bytes: bool,
-) -> bool {
-    if compact {
-        if n < 0x7f {
-            vput(out, &[n as u8 + 1]);
-            return true;
-        }
-        if two_bytes && n < 0x3fff {
-            let v = n + 1;
-            vput(out, &[(v as u8) | 0x80, (v >> 7) as u8]);
-            return true;
-        }
-    } else {
-        match p {
-            Prefix::I16 if n <= MAX_STRING_LEN => {
-                vput(out, &(n as i16).to_be_bytes());
-                return true;
-            }
-            Prefix::I32 if n <= i32::MAX as usize => {
-                vput(out, &(n as i32).to_be_bytes());
-                return true;
-            }
-            _ => {}
-        }
-    }
-    false
-}
-
-/// [`put_len`] into a vector: the cold call given a detached vector ([`detached`]).
-#[cfg_attr(not(debug_assertions), inline(always))]
-#[cfg_attr(debug_assertions, inline)]
-pub(crate) fn put_len_vec(
-    out: &mut Vec<u8>,
-    p: Prefix,
-    n: usize,
-    compact: bool,
-) -> Result<(), EncodeError> {
-    if put_len_fast_vec(out, p, n, compact, false) {
-        return Ok(());
-    }
-    detached(out, |v| put_prefix_cold(v, p, Some(n), compact))
-}
-
-/// [`put_null`] into a vector, detached.
-#[cfg_attr(not(debug_assertions), inline(always))]
-#[cfg_attr(debug_assertions, inline)]
-pub(crate) fn put_null_vec(out: &mut Vec<u8>, p: Prefix, compact: bool) -> Result<(), EncodeError> {
-    detached(out, |v| put_prefix_cold(v, p, None, compact))
-}
-
-/// [`put_sized`] into a vector: appended through [`vput`], the cold call detached.
-#[cfg_attr(not(debug_assertions), inline(always))]
-#[cfg_attr(debug_assertions, inline)]
-fn put_sized_vec(
-    out: &mut Vec<u8>,
-    p: Prefix,
-    v: Option<&[u8]>,
-    compact: bool,
-) -> Result<(), EncodeError> {
-    if let Some(b) = v {
-        if put_len_fast_vec(out, p, b.len(), compact, true) {
-            vput(out, b);
-            return Ok(());
-        }
-    }
-    detached(out, |o| put_sized_slow(o, p, v, compact))
 }
 
 /// A string or bytes value: prefix and contents, the common forms inline (see
@@ -1149,7 +963,7 @@ impl NullableField for Str {
                 return Ok(());
             }
         }
-        put_sized_vec(buf.vec(), Prefix::I16, v.map(|s| s.as_bytes()), cx.compact)
+        Self::write_nullable(v, buf, cx)
     }
     #[inline]
     fn size_nullable(v: Option<&Self>, cx: Cx) -> usize {
@@ -1217,7 +1031,6 @@ impl NullableField for String {
 
 impl Field for Bytes {
     const KAFKA_TYPE: KafkaType = KafkaType::Bytes;
-    const MAY_REFER: bool = true;
     #[inline]
     fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
         Self::write_nullable(Some(self), buf, cx)
@@ -1254,21 +1067,6 @@ impl NullableField for Bytes {
             }
         }
         put_sized(buf, Prefix::I32, v.map(|b| &b[..]), cx.compact)
-    }
-    /// As `write_nullable`, appended through [`vput`] (see [`room`]).
-    #[inline]
-    fn write_nullable_vec<V: VecBuf + ?Sized>(
-        v: Option<&Self>,
-        buf: &mut V,
-        cx: Cx,
-        _: Sealed,
-    ) -> Result<(), EncodeError> {
-        if let Some(b) = v {
-            if b.len() >= VECTORED_MIN && crate::vectored::is_target(buf) {
-                return put_referenced(buf, b, cx.compact);
-            }
-        }
-        put_sized_vec(buf.vec(), Prefix::I32, v.map(|b| &b[..]), cx.compact)
     }
     #[inline]
     fn size_nullable(v: Option<&Self>, cx: Cx) -> usize {
@@ -1342,7 +1140,6 @@ fn put_referenced<B: BufMut + ?Sized>(
 
 impl Field for Records {
     const KAFKA_TYPE: KafkaType = KafkaType::Records;
-    const MAY_REFER: bool = true;
     fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
         self.0.write(buf, cx)
     }
@@ -1438,7 +1235,6 @@ impl<T: Field> Field for Vec<T> {
     const KAFKA_TYPE: KafkaType = KafkaType::Array(&T::KAFKA_TYPE);
     const NESTED_FLEXIBLE: Option<VersionRange> = T::NESTED_FLEXIBLE;
     const UTF8_REQUIRED: bool = T::UTF8_REQUIRED;
-    const MAY_REFER: bool = T::MAY_REFER;
 
     #[inline]
     fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
@@ -1512,42 +1308,17 @@ impl<T: Field> NullableField for Vec<T> {
         t: Sealed,
     ) -> Result<(), EncodeError> {
         let Some(items) = v else {
-            return put_null_vec(buf.vec(), Prefix::I32, cx.compact);
+            return put_null(buf, Prefix::I32, cx.compact);
         };
-        put_len_vec(buf.vec(), Prefix::I32, items.len(), cx.compact)?;
+        put_len(buf, Prefix::I32, items.len(), cx.compact)?;
         let ecx = cx.element();
-        if T::MAY_REFER {
-            // Written into the buffer itself, whose address a vectored encode recognises.
-            let mut it = items.iter();
-            while let Some(item) = it.next() {
-                if let Err(e) = item.write_vec(buf, ecx, t) {
-                    return Err(e.at_index_nounwind(items.len() - it.len() - 1));
-                }
-            }
-            return Ok(());
-        }
-        if items.is_empty() {
-            return Ok(());
-        }
-        // The elements are written into a local vector moved out of the buffer and back
-        // (the buffer is left empty meanwhile, and that empty vector forgotten after: it
-        // owns nothing). The local's address is never given to a call (growth is by value,
-        // see `room`), so LLVM keeps its length and capacity in registers across the loop;
-        // the buffer itself, with hundreds of uses in a message's inlined `write`, is past
-        // what LLVM's capture analysis explores, so it was assumed captured and its length
-        // and capacity were reloaded after every store into its bytes.
-        let out = buf.vec();
-        let mut v = core::mem::take(out);
         let mut it = items.iter();
-        let mut r = Ok(());
         while let Some(item) = it.next() {
-            if let Err(e) = item.write_vec(&mut v, ecx, t) {
-                r = Err(e.at_index_nounwind(items.len() - it.len() - 1));
-                break;
+            if let Err(e) = item.write_vec(buf, ecx, t) {
+                return Err(e.at_index_nounwind(items.len() - it.len() - 1));
             }
         }
-        core::mem::forget(core::mem::replace(out, v));
-        r
+        Ok(())
     }
 
     #[inline]

@@ -6,8 +6,8 @@ use bytes::{BufMut, Bytes};
 
 use crate::error::{DecodeError, EncodeError};
 use crate::field::{
-    empty_prefix, prefix_size, put_len, put_len_vec, put_null, put_null_vec, read_array_count,
-    read_array_prefix, read_elements, vput, Prefix, Sealed, VecBuf,
+    empty_prefix, prefix_size, put_len, put_null, read_array_count, read_array_prefix,
+    read_elements, Prefix, Sealed, VecBuf,
 };
 use crate::meta::KafkaType;
 use crate::small::{SmallBytes, INLINE_CAP};
@@ -361,11 +361,7 @@ impl<T: FixedWidth> Field for FixedArray<T> {
                 return Ok(());
             }
         }
-        // The exact bytes, appended through `vput` (see `field::room`).
-        let raw = self.raw.as_slice();
-        put_len_vec(buf.vec(), Prefix::I32, raw.len() / T::WIDTH, cx.compact)?;
-        vput(buf.vec(), raw);
-        Ok(())
+        self.write(buf, cx)
     }
     #[inline]
     fn size(&self, cx: Cx) -> usize {
@@ -411,7 +407,7 @@ impl<T: FixedWidth> NullableField for FixedArray<T> {
     ) -> Result<(), EncodeError> {
         match v {
             Some(a) => a.write_vec(buf, cx, t),
-            None => put_null_vec(buf.vec(), Prefix::I32, cx.compact),
+            None => put_null(buf, Prefix::I32, cx.compact),
         }
     }
     #[inline]
@@ -468,9 +464,9 @@ fn put_inline(out: &mut Vec<u8>, raw: &[u8; INLINE_CAP + 1], width: usize, compa
         out.extend_from_slice(&w);
         out.truncate(start + 1 + len);
     } else {
-        vput(out, &(count as u32).to_be_bytes());
+        out.extend_from_slice(&(count as u32).to_be_bytes());
         if let Some(bytes) = raw.get(1..) {
-            vput(out, bytes);
+            out.extend_from_slice(bytes);
         }
         out.truncate(start + 4 + len);
     }

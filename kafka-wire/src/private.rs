@@ -8,8 +8,6 @@ pub use crate::meta::{ApiKind, ApiMeta, DefaultValue, FieldMeta, KafkaType, Stru
 pub use crate::types::{Str, UnknownTaggedFields, Uuid};
 pub use crate::{Reader, Version, VersionRange};
 pub use bytes::BufMut;
-
-use crate::field::detached;
 pub use core::convert::From;
 pub use core::default::Default;
 pub use core::option::Option::{self, None, Some};
@@ -186,7 +184,7 @@ impl St {
     /// ones among the declared in ascending order ([`RawTags`]).
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    pub fn put_tags<B: VecBuf + ?Sized>(
+    pub fn put_tags<B: BufMut + ?Sized>(
         self,
         b: &mut B,
         unknown: &UnknownTaggedFields,
@@ -196,20 +194,17 @@ impl St {
     ) -> Result<bool, EncodeError> {
         if unknown.is_unset() {
             if self.flex() {
-                put_count_vec(b.vec(), known);
+                put_count(b, known);
             }
             return Ok(self.flex());
         }
-        let (flex, v) = (self.flex(), self.v());
-        detached(b.vec(), |o| {
-            put_tags_unknown(o, unknown, flex, v, known, declared, i)
-        })
+        put_tags_unknown(b, unknown, self.flex(), self.v(), known, declared, i)
     }
 
     /// The tagged section of a struct that declares no tagged field: the unknown ones.
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    pub fn put_unknown_tags<B: VecBuf + ?Sized>(
+    pub fn put_unknown_tags<B: BufMut + ?Sized>(
         self,
         b: &mut B,
         unknown: &UnknownTaggedFields,
@@ -217,12 +212,11 @@ impl St {
     ) -> EncRes {
         if unknown.is_unset() {
             if self.flex() {
-                put_count_vec(b.vec(), 0);
+                put_count(b, 0);
             }
             return Ok(());
         }
-        let (flex, v) = (self.flex(), self.v());
-        detached(b.vec(), |o| put_unknown_tags_set(o, unknown, flex, v, i))
+        put_unknown_tags_set(b, unknown, self.flex(), self.v(), i)
     }
 
     /// The allocation ratio of the unknown tagged fields (when flexible).
@@ -365,8 +359,6 @@ pub trait Fx: Sized {
     const NESTED: Option<VersionRange>;
     /// [`Field::UTF8_REQUIRED`].
     const UTF8: bool;
-    /// [`Field::MAY_REFER`].
-    const REFER: bool;
 
     /// Writes field `i` of the struct.
     fn put<B: VecBuf + ?Sized>(&self, s: St, b: &mut B, i: usize) -> EncRes;
@@ -432,7 +424,6 @@ impl<T: Field> Fx for T {
     const TYPE: KafkaType = T::KAFKA_TYPE;
     const NESTED: Option<VersionRange> = T::NESTED_FLEXIBLE;
     const UTF8: bool = T::UTF8_REQUIRED;
-    const REFER: bool = T::MAY_REFER;
 
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
@@ -600,6 +591,13 @@ pub trait FixedRun: Sized {
     fn take(b: &[u8]) -> Self;
 }
 
+/// Makes room for `n` more bytes: [`PutRun`]'s cold path, out of line and not generic.
+#[cold]
+#[inline(never)]
+fn grow_for_run(out: &mut Vec<u8>, n: usize) {
+    out.reserve(n);
+}
+
 /// References to a run of adjacent fixed-width fields, written as one slice.
 ///
 /// References, not values: the vector's room is checked (and, rarely, grown by a call)
@@ -633,12 +631,13 @@ macro_rules! run {
             #[cfg_attr(not(debug_assertions), inline(always))]
             #[cfg_attr(debug_assertions, inline)]
             fn put<const N: usize>(self, out: &mut Vec<u8>) {
-                // Room first, then the fields. `room` is a loop whose only exit is the
-                // test, so that `extend_from_slice`'s own test below is known false and
-                // dropped (after a `reserve`, which returns from its grow path without
-                // testing again, it was kept as a flag: one more instruction per run than
-                // values), and it grows the vector by value (see `room`).
-                crate::field::room(out, N);
+                // Room first, then the fields. A loop whose only exit is the test, so that
+                // `extend_from_slice`'s own test below is known false and dropped (after a
+                // `reserve`, which returns from its grow path without testing again, it
+                // was kept as a flag: one more instruction per run than values).
+                while out.capacity() - out.len() < N {
+                    grow_for_run(out, N);
+                }
                 let mut run = [0u8; N];
                 let mut at = 0;
                 $(

@@ -118,9 +118,9 @@ impl SmallBytes {
             // The empty string (a default, most metadata) is its prefix: one or two bytes,
             // not a 24-byte store, and no room needed beyond them.
             if compact {
-                crate::field::vput(out, &[1]);
+                out.push(1);
             } else {
-                crate::field::vput(out, &[0, 0]);
+                out.extend_from_slice(&[0, 0]);
             }
             return true;
         }

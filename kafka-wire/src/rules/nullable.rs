@@ -19,18 +19,6 @@ pub fn put_struct_marker<B: BufMut + ?Sized>(buf: &mut B, present: bool, cx: Cx)
     }
 }
 
-/// [`put_struct_marker`] into a vector, through [`vput`](crate::field::vput) (see
-/// [`room`](crate::field::room)).
-#[inline]
-pub fn put_struct_marker_vec(out: &mut Vec<u8>, present: bool, cx: Cx) {
-    let m = match (present, cx.tagged) {
-        (true, _) => 1,
-        (false, true) => 0,
-        (false, false) => -1i8 as u8,
-    };
-    crate::field::vput(out, &[m]);
-}
-
 /// Reads a nullable struct's marker: `true` when a struct follows.
 #[inline]
 pub fn read_struct_marker(r: &mut Reader<'_>, cx: Cx) -> Result<bool, DecodeError> {

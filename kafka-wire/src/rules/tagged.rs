@@ -199,25 +199,6 @@ pub fn put_count<B: BufMut + ?Sized>(buf: &mut B, n: usize) {
     put_uvarint(buf, n as u32);
 }
 
-/// [`put_count`] into a vector: the one-byte count (nearly always) through
-/// [`vput`](crate::field::vput), a larger one detached (see [`room`](crate::field::room)).
-#[cfg_attr(not(debug_assertions), inline(always))]
-#[cfg_attr(debug_assertions, inline)]
-pub fn put_count_vec(out: &mut Vec<u8>, n: usize) {
-    if n < 0x80 {
-        crate::field::vput(out, &[n as u8]);
-    } else {
-        crate::field::detached(out, |o| put_count_cold(o, n));
-    }
-}
-
-/// A count of 128 or more, out of line.
-#[cold]
-#[inline(never)]
-fn put_count_cold(out: &mut Vec<u8>, n: usize) {
-    put_uvarint(out, n as u32);
-}
-
 /// The size of a tagged-section count.
 #[cfg_attr(not(debug_assertions), inline(always))]
 #[cfg_attr(debug_assertions, inline)]
