@@ -684,11 +684,19 @@ impl<'a> Cur<'a> {
     /// varint length then bytes; any negative length is null, as in Java.
     #[inline(always)]
     fn bytes_nullable(&mut self) -> Result<Option<&'a [u8]>, Short> {
-        let n = self.varint()?;
-        if n < 0 {
+        let raw = self.varint_raw()?;
+        self.take_nullable(raw)
+    }
+
+    /// The bytes of a length already read as [`varint_raw`](Self::varint_raw) gives it: any
+    /// negative length (the low bit set) is null, as in Java; otherwise the value is the
+    /// rest of the bits.
+    #[inline(always)]
+    fn take_nullable(&mut self, raw: u32) -> Result<Option<&'a [u8]>, Short> {
+        if raw & 1 != 0 {
             return Ok(None);
         }
-        self.take(n as usize).map(Some)
+        self.take((raw >> 1) as usize).map(Some)
     }
 }
 
@@ -782,12 +790,7 @@ fn read_v2_record<'a>(rest: &mut &'a [u8]) -> Result<RawRecord<'a>, Fail> {
             }
             None => (b.u8()? as i8, b.varlong()?, b.varint()?, b.varint_raw()?),
         };
-        // Any negative length is null, as in Java (and in `bytes_nullable`).
-        let key = if key_len & 1 != 0 {
-            None
-        } else {
-            Some(b.take((key_len >> 1) as usize)?)
-        };
+        let key = b.take_nullable(key_len)?;
         let value_raw = b.varint_raw()?;
         Ok((attributes, timestamp_delta, offset_delta, key, value_raw))
     })();
@@ -812,15 +815,9 @@ fn read_v2_record<'a>(rest: &mut &'a [u8]) -> Result<RawRecord<'a>, Fail> {
             });
         }
     }
-    // Any negative length is null, as in Java (and in `bytes_nullable`).
-    let value = if value_raw & 1 != 0 {
-        None
-    } else {
-        Some(
-            b.take((value_raw >> 1) as usize)
-                .map_err(|s| (structure(s), pos(&b)))?,
-        )
-    };
+    let value = b
+        .take_nullable(value_raw)
+        .map_err(|s| (structure(s), pos(&b)))?;
     let hat = pos(&b);
     let count = b.varint().map_err(|s| (structure(s), hat))?;
     if count < 0 || count as usize > b.0.len() {
