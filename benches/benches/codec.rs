@@ -91,24 +91,33 @@ where
     g.finish();
 }
 
-/// The hand-written copy floor of a flexible TxnOffsetCommit input
-/// ([`txn_offset_commit_flexible_floor`]): what writing the same bytes with the plainest
-/// code costs, for comparing both libraries' encodes against.
+/// The hand-written copy floor of a TxnOffsetCommit input
+/// ([`txn_offset_commit_flexible_floor`], or [`txn_offset_commit_classic_floor`] for a
+/// classic version): what writing the same bytes with the plainest code costs, for comparing
+/// both libraries' encodes against.
 fn floor_bench(
     c: &mut Criterion,
     name: &str,
     pair: Pair<kw::TxnOffsetCommitRequest, kafka_protocol::messages::TxnOffsetCommitRequest>,
 ) {
     let bytes = check_identical(name, &pair);
+    let v = pair.version;
+    let write = |m: &kw::TxnOffsetCommitRequest, out: &mut Vec<u8>| {
+        if v >= 3 {
+            txn_offset_commit_flexible_floor(m, out)
+        } else {
+            txn_offset_commit_classic_floor(m, v, out)
+        }
+    };
     let mut buf = Vec::with_capacity(bytes.len());
-    txn_offset_commit_flexible_floor(&pair.ours, &mut buf);
+    write(&pair.ours, &mut buf);
     assert!(buf == bytes, "{name}: the floor writes other bytes");
     let mut g = c.benchmark_group(name);
     g.throughput(Throughput::Bytes(bytes.len() as u64));
     g.bench_function("encode_floor/kafka-wire", |b| {
         b.iter(|| {
             buf.clear();
-            txn_offset_commit_flexible_floor(black_box(&pair.ours), &mut buf);
+            write(black_box(&pair.ours), &mut buf);
             black_box(&mut buf);
         })
     });
@@ -173,6 +182,11 @@ fn bodies(c: &mut Criterion) {
         c,
         "txn_offset_commit_v5_1x5000_meta_200",
         txn_offset_commit_wide(),
+    );
+    floor_bench(
+        c,
+        "txn_offset_commit_v2_1000x1_long_names",
+        txn_offset_commit_v2_long_names(),
     );
 }
 

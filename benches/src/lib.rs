@@ -913,6 +913,46 @@ pub fn txn_offset_commit_flexible_floor(m: &kw::TxnOffsetCommitRequest, out: &mu
     out.push(0);
 }
 
+/// A TxnOffsetCommit request at a classic version (0 to 2: int16 string lengths, int32
+/// array counts, no tagged sections) written by hand the same way as
+/// [`txn_offset_commit_flexible_floor`]: each field appended to `out` in wire order, a string
+/// as its int16 length and one `extend_from_slice`, null as length -1. No version checks, no
+/// error paths: the floor for the v2 1000×1 input (see BENCHMARKS.md). The leader epoch is
+/// written at version 2 only (`version` says which). Checked against the real encode before
+/// it is timed.
+pub fn txn_offset_commit_classic_floor(
+    m: &kw::TxnOffsetCommitRequest,
+    version: i16,
+    out: &mut Vec<u8>,
+) {
+    fn string(out: &mut Vec<u8>, s: Option<&[u8]>) {
+        match s {
+            None => out.extend_from_slice(&(-1i16).to_be_bytes()),
+            Some(b) => {
+                out.extend_from_slice(&(b.len() as i16).to_be_bytes());
+                out.extend_from_slice(b);
+            }
+        }
+    }
+    string(out, Some(m.transactional_id.as_bytes()));
+    string(out, Some(m.group_id.as_bytes()));
+    out.extend_from_slice(&m.producer_id.to_be_bytes());
+    out.extend_from_slice(&m.producer_epoch.to_be_bytes());
+    out.extend_from_slice(&(m.topics.len() as i32).to_be_bytes());
+    for t in &m.topics {
+        string(out, Some(t.name.as_bytes()));
+        out.extend_from_slice(&(t.partitions.len() as i32).to_be_bytes());
+        for p in &t.partitions {
+            out.extend_from_slice(&p.partition_index.to_be_bytes());
+            out.extend_from_slice(&p.committed_offset.to_be_bytes());
+            if version >= 2 {
+                out.extend_from_slice(&p.committed_leader_epoch.to_be_bytes());
+            }
+            string(out, p.committed_metadata.as_ref().map(|s| s.as_bytes()));
+        }
+    }
+}
+
 // ---- frames ------------------------------------------------------------------------------------
 
 /// A whole request frame (size prefix, header v2 with client id "" and correlation id 0, body)

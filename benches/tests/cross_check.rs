@@ -82,3 +82,39 @@ fn seed_frames_have_the_pages_sizes() {
 fn produce_in_place_frame_matches_kafka_protocol() {
     kafka_wire_bench::records::check_produce(&kafka_wire_bench::records::large_records());
 }
+
+/// The hand-written copy floors write kafka-protocol's bytes (so the floor they give in
+/// BENCHMARKS.md is a floor for the same output), at every version they cover.
+#[test]
+fn copy_floors_write_kafka_protocols_bytes() {
+    use kafka_protocol::protocol::Encodable as _;
+    fn theirs(
+        p: &Pair<
+            kafka_wire_messages::TxnOffsetCommitRequest,
+            kafka_protocol::messages::TxnOffsetCommitRequest,
+        >,
+    ) -> Vec<u8> {
+        let mut out = Vec::new();
+        p.theirs.encode(&mut out, p.version).unwrap();
+        out
+    }
+    for p in [
+        txn_offset_commit_large(),
+        txn_offset_commit_meta(),
+        txn_offset_commit_wide(),
+    ] {
+        let mut out = Vec::new();
+        txn_offset_commit_flexible_floor(&p.ours, &mut out);
+        assert!(out == theirs(&p), "flexible floor, v{}", p.version);
+    }
+    // v2 (leader epoch written), and v0 (none): the classic floor.
+    for p in [
+        txn_offset_commit_v2_long_names(),
+        txn_offset_commit_v0_one(),
+        txn_offset_commit_v0_empty(),
+    ] {
+        let mut out = Vec::new();
+        txn_offset_commit_classic_floor(&p.ours, p.version, &mut out);
+        assert!(out == theirs(&p), "classic floor, v{}", p.version);
+    }
+}
