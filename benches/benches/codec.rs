@@ -124,6 +124,31 @@ fn floor_bench(
     g.finish();
 }
 
+/// The hand-written decode floor of an input (`floor`, see `txn_offset_commit_v2_decode_floor`
+/// in the crate's library): the plainest code building the same value as kafka-wire's decode,
+/// checked against it before it is timed; reported against kafka-protocol's decode.
+fn decode_floor_bench<O, T>(
+    c: &mut Criterion,
+    name: &str,
+    pair: Pair<O, T>,
+    floor: fn(&bytes::Bytes) -> Option<O>,
+) where
+    O: KafkaMessage + PartialEq + core::fmt::Debug,
+    T: Encodable + Decodable + PartialEq + core::fmt::Debug,
+{
+    let bytes = check_identical(name, &pair);
+    assert!(
+        floor(&bytes).expect("the floor decodes") == pair.ours,
+        "{name}: the decode floor builds another value"
+    );
+    let mut g = c.benchmark_group(name);
+    g.throughput(Throughput::Bytes(bytes.len() as u64));
+    g.bench_function("decode_floor/kafka-wire", |b| {
+        b.iter(|| floor(black_box(&bytes)).unwrap())
+    });
+    g.finish();
+}
+
 /// Whole request frame decode (size prefix, header, body): kafka-wire's dispatch API
 /// (`RequestFrame::decode`, which picks the API from the header) against kafka-protocol's
 /// header decode followed by its `RequestKind` dispatch.
@@ -187,6 +212,24 @@ fn bodies(c: &mut Criterion) {
         c,
         "txn_offset_commit_v2_1000x1_long_names",
         txn_offset_commit_v2_long_names(),
+    );
+    decode_floor_bench(
+        c,
+        "txn_offset_commit_v2_1000x1_long_names",
+        txn_offset_commit_v2_long_names(),
+        txn_offset_commit_v2_decode_floor,
+    );
+    decode_floor_bench(
+        c,
+        "txn_offset_commit_v5_1x5000_meta_200",
+        txn_offset_commit_wide(),
+        txn_offset_commit_flexible_decode_floor,
+    );
+    decode_floor_bench(
+        c,
+        "produce_v12_request_4x8",
+        produce_request(),
+        produce_flexible_decode_floor,
     );
 }
 

@@ -5,7 +5,10 @@
 //! `encode_vectored`, theirs: encode), bytesmut (encode into a reused `BytesMut`), split
 //! (wall time of decode and of drop apart, printed; not for callgrind), none; and
 //! for the TxnOffsetCommit inputs of 1 KB or more `floor`, the hand-written copy floor, lib
-//! ignored).
+//! ignored; for TxnOffsetCommit v2 1000x1, v5 1x5000 and Produce `decode_floor` (ours: the
+//! hand-written decode floor, theirs: their decode) and for v2 `decode_floor_into` (ours:
+//! the floor decoding into one value that keeps its vectors, theirs: their decode) and
+//! `decode_floor_inline` (ours: the floor with one partition inline in each topic).
 
 use std::hint::black_box;
 
@@ -99,6 +102,10 @@ fn main() {
     if op == "floor" {
         return floor(case, n);
     }
+    if op.starts_with("decode_floor") {
+        prelude(&std::env::var("PROFILE_PRELUDE").unwrap_or_default());
+        return decode_floor(case, op, lib, n);
+    }
     macro_rules! case {
         ($name:expr, $input:ident) => {
             if case == $name {
@@ -106,8 +113,31 @@ fn main() {
             }
         };
     }
+    prelude(&std::env::var("PROFILE_PRELUDE").unwrap_or_default());
     for_each_input!(case);
     panic!("case: one of the names in kafka_wire_bench::for_each_input");
+}
+
+/// A used heap, for measuring how heap history moves an operation: the comma-separated
+/// inputs of `PROFILE_PRELUDE` are each built, cross-checked and decoded 20 times by both
+/// libraries (the results dropped) before the operation runs, as when the benchmark binary
+/// runs them first in one process. Its instructions are the same at 1 and 11 iterations,
+/// so `instructions.py`'s difference leaves them out.
+fn prelude(cases: &str) {
+    for c in cases.split(',').filter(|c| !c.is_empty()) {
+        let mut found = false;
+        macro_rules! case {
+            ($name:expr, $input:ident) => {
+                if c == $name {
+                    found = true;
+                    run($input(), "decode", "ours", 20);
+                    run($input(), "decode", "theirs", 20);
+                }
+            };
+        }
+        for_each_input!(case);
+        assert!(found, "PROFILE_PRELUDE: {c} is not an input");
+    }
 }
 
 /// Wall time of decoding and of dropping the result, apart: the least of `n` rounds each,
@@ -173,5 +203,92 @@ fn floor(case: &str, n: usize) {
         buf.clear();
         txn_offset_commit_flexible_floor(black_box(&pair.ours), &mut buf);
         black_box(&mut buf);
+    }
+}
+
+/// The hand-written decode floor of `case` (`lib` "ours"), or kafka-protocol's decode
+/// ("theirs"), `n` times; the floor's value is checked against ours first.
+fn decode_floor(case: &str, op: &str, lib: &str, n: usize) {
+    fn go<O, T>(pair: Pair<O, T>, floor: fn(&Bytes) -> Option<O>, lib: &str, n: usize)
+    where
+        O: KafkaMessage + PartialEq + core::fmt::Debug,
+        T: Encodable + Decodable + PartialEq + core::fmt::Debug,
+    {
+        let bytes = check_identical("decode_floor", &pair);
+        assert!(
+            floor(&bytes).expect("the floor decodes") == pair.ours,
+            "the floor decodes another value"
+        );
+        for _ in 0..n {
+            match lib {
+                "theirs" => drop(black_box(
+                    T::decode(&mut black_box(&bytes).clone(), pair.version).unwrap(),
+                )),
+                _ => drop(black_box(floor(black_box(&bytes)).unwrap())),
+            }
+        }
+    }
+    match (case, op) {
+        ("txn_offset_commit_v2_1000x1_long_names", "decode_floor") => go(
+            txn_offset_commit_v2_long_names(),
+            txn_offset_commit_v2_decode_floor,
+            lib,
+            n,
+        ),
+        ("txn_offset_commit_v2_1000x1_long_names", "decode_floor_into") => {
+            let pair = txn_offset_commit_v2_long_names();
+            let bytes = check_identical("decode_floor_into", &pair);
+            let mut m = kafka_wire_messages::TxnOffsetCommitRequest::default();
+            txn_offset_commit_v2_decode_floor_into(&bytes, &mut m).unwrap();
+            assert!(m == pair.ours, "the floor decodes another value");
+            for _ in 0..n {
+                match lib {
+                    "theirs" => drop(black_box(
+                        <kafka_protocol::messages::TxnOffsetCommitRequest as Decodable>::decode(
+                            &mut black_box(&bytes).clone(),
+                            pair.version,
+                        )
+                        .unwrap(),
+                    )),
+                    _ => txn_offset_commit_v2_decode_floor_into(black_box(&bytes), &mut m).unwrap(),
+                }
+                black_box(&mut m);
+            }
+        }
+        ("txn_offset_commit_v2_1000x1_long_names", "decode_floor_inline") => {
+            let pair = txn_offset_commit_v2_long_names();
+            let bytes = check_identical("decode_floor_inline", &pair);
+            let topics = txn_offset_commit_v2_decode_floor_inline(&bytes).unwrap();
+            assert!(topics.len() == pair.ours.topics.len());
+            for (t, o) in topics.iter().zip(&pair.ours.topics) {
+                assert!(
+                    t.name == o.name && t.partitions == InlineOne::One(o.partitions[0].clone())
+                );
+            }
+            for _ in 0..n {
+                match lib {
+                    "theirs" => drop(black_box(
+                        <kafka_protocol::messages::TxnOffsetCommitRequest as Decodable>::decode(
+                            &mut black_box(&bytes).clone(),
+                            pair.version,
+                        )
+                        .unwrap(),
+                    )),
+                    _ => drop(black_box(
+                        txn_offset_commit_v2_decode_floor_inline(black_box(&bytes)).unwrap(),
+                    )),
+                }
+            }
+        }
+        ("txn_offset_commit_v5_1x5000_meta_200", "decode_floor") => go(
+            txn_offset_commit_wide(),
+            txn_offset_commit_flexible_decode_floor,
+            lib,
+            n,
+        ),
+        ("produce_v12_request_4x8", "decode_floor") => {
+            go(produce_request(), produce_flexible_decode_floor, lib, n)
+        }
+        _ => panic!("{op}: TxnOffsetCommit v2 1000x1, v5 1x5000 or Produce 4x8 (into: v2 only)"),
     }
 }

@@ -18,15 +18,16 @@ import sys
 HERE = os.path.dirname(__file__)
 ROOT = os.path.join(HERE, "..", "..", "target", "criterion")
 PROFILES = ["release", "bench-lto"]
-OPS = ["encode", "encode_floor", "encode_vectored", "decode", "size", "frame_decode"]
+OPS = ["encode", "encode_floor", "encode_vectored", "decode", "decode_floor", "size", "frame_decode"]
 # The operation of kafka-protocol each of ours is compared with: theirs has no vectored
-# encode and no floor, so those are compared with their ordinary encode.
-THEIRS = {"encode_vectored": "encode", "encode_floor": "encode"}
+# encode and no floors, so those are compared with their ordinary encode and decode.
+THEIRS = {"encode_vectored": "encode", "encode_floor": "encode", "decode_floor": "decode"}
 LABELS = {
     "frame_decode": "frame decode",
     "encode_vectored": "encode (vectored)",
     # Not kafka-wire: the hand-written floor (benches/src/lib.rs), in kafka-wire's column.
     "encode_floor": "encode floor (hand-written)",
+    "decode_floor": "decode floor (hand-written)",
 }
 
 

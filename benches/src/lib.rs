@@ -8,7 +8,7 @@
 use bytes::Bytes;
 use kafka_protocol::messages as kp;
 use kafka_protocol::protocol::{Encodable as _, StrBytes};
-use kafka_wire::{KafkaMessage, Str, Uuid};
+use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 use kafka_wire_messages as kw;
 
 /// A message built in both libraries, with the version it is benchmarked at.
@@ -951,6 +951,450 @@ pub fn txn_offset_commit_classic_floor(
             string(out, p.committed_metadata.as_ref().map(|s| s.as_bytes()));
         }
     }
+}
+
+// ---- the decode floors ---------------------------------------------------------------------------
+
+/// A position in the input of the hand-written decode floors: every read checks that the
+/// input holds it and gives `None` past the end; nothing else is checked.
+struct FloorCur<'a> {
+    input: &'a Bytes,
+    pos: usize,
+}
+
+impl FloorCur<'_> {
+    #[inline(always)]
+    fn take<const N: usize>(&mut self) -> Option<[u8; N]> {
+        let b = *self.input.get(self.pos..)?.first_chunk::<N>()?;
+        self.pos += N;
+        Some(b)
+    }
+
+    #[inline(always)]
+    fn i16(&mut self) -> Option<i16> {
+        self.take().map(i16::from_be_bytes)
+    }
+
+    #[inline(always)]
+    fn i32(&mut self) -> Option<i32> {
+        self.take().map(i32::from_be_bytes)
+    }
+
+    #[inline(always)]
+    fn i64(&mut self) -> Option<i64> {
+        self.take().map(i64::from_be_bytes)
+    }
+
+    /// An unsigned LEB128 varint of at most five bytes, the one-byte form first.
+    #[inline(always)]
+    fn uvarint(&mut self) -> Option<u32> {
+        let [b] = self.take::<1>()?;
+        if b < 0x80 {
+            return Some(u32::from(b));
+        }
+        let mut v = u32::from(b & 0x7f);
+        for shift in [7, 14, 21, 28] {
+            let [b] = self.take::<1>()?;
+            v |= u32::from(b & 0x7f) << shift;
+            if b < 0x80 {
+                return Some(v);
+            }
+        }
+        None
+    }
+
+    /// The next `len` bytes' range, if the input holds them.
+    #[inline(always)]
+    fn range(&mut self, len: usize) -> Option<core::ops::Range<usize>> {
+        let start = self.pos;
+        let end = start.checked_add(len).filter(|&e| e <= self.input.len())?;
+        self.pos = end;
+        Some(start..end)
+    }
+
+    /// A classic string (int16 length; negative: null).
+    #[inline(always)]
+    fn classic_str(&mut self) -> Option<Option<Str>> {
+        let n = self.i16()?;
+        if n < 0 {
+            return Some(None);
+        }
+        let r = self.range(n as usize)?;
+        Some(Some(Str::from_input(self.input, r)))
+    }
+
+    /// A classic array count (int32, not negative).
+    #[inline(always)]
+    fn classic_count(&mut self) -> Option<usize> {
+        usize::try_from(self.i32()?).ok()
+    }
+
+    /// A compact length (uvarint of length + 1; 0: null).
+    #[inline(always)]
+    fn compact_len(&mut self) -> Option<Option<usize>> {
+        Some((self.uvarint()? as usize).checked_sub(1))
+    }
+
+    /// A compact string.
+    #[inline(always)]
+    fn compact_str(&mut self) -> Option<Option<Str>> {
+        match self.compact_len()? {
+            None => Some(None),
+            Some(n) => {
+                let r = self.range(n)?;
+                Some(Some(Str::from_input(self.input, r)))
+            }
+        }
+    }
+
+    /// Compact bytes, shared with the input.
+    #[inline(always)]
+    fn compact_bytes(&mut self) -> Option<Option<Bytes>> {
+        match self.compact_len()? {
+            None => Some(None),
+            Some(n) => {
+                let r = self.range(n)?;
+                Some(Some(self.input.slice(r)))
+            }
+        }
+    }
+
+    /// An empty tagged section (a single 0; anything else is not read by the floors).
+    #[inline(always)]
+    fn no_tags(&mut self) -> Option<()> {
+        (self.take::<1>()? == [0]).then_some(())
+    }
+
+    /// Room for `n` elements, at most one per input byte left (so that a lying count
+    /// reserves no more than the input's size).
+    #[inline(always)]
+    fn vec<T>(&self, n: usize) -> Vec<T> {
+        Vec::with_capacity(n.min(self.input.len() - self.pos))
+    }
+
+    /// The value, if the input ended exactly here.
+    #[inline(always)]
+    fn end<T>(&self, v: T) -> Option<T> {
+        (self.pos == self.input.len()).then_some(v)
+    }
+}
+
+/// `out.push(x)` with the growing out of line (never taken: the floors reserve the count),
+/// so that the element is stored from registers, as kafka-wire's decode does.
+#[inline(always)]
+fn floor_push<T>(out: &mut Vec<T>, x: T) {
+    if out.len() < out.capacity() {
+        out.push(x);
+    } else {
+        floor_push_grow(out, x);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn floor_push_grow<T>(out: &mut Vec<T>, x: T) {
+    out.push(x);
+}
+
+/// The partitions of a TxnOffsetCommit topic, classic (v0-v2; v2's leader epoch). Out of
+/// line, as each array's loop in the floors: in one function with the rest of the message,
+/// LLVM left `Bytes::slice` and `Vec::push` out of line (1x5000: 1.08M instructions against
+/// 0.82M for kafka-wire's decode).
+#[inline(never)]
+fn toc_partitions_classic(
+    f: &mut FloorCur<'_>,
+    n: usize,
+) -> Option<Vec<kw::TxnOffsetCommitRequestPartition>> {
+    let mut out = f.vec(n);
+    for _ in 0..n {
+        let fixed: [u8; 16] = f.take()?;
+        let p = kw::TxnOffsetCommitRequestPartition {
+            partition_index: i32::from_be_bytes(fixed[..4].try_into().ok()?),
+            committed_offset: i64::from_be_bytes(fixed[4..12].try_into().ok()?),
+            committed_leader_epoch: i32::from_be_bytes(fixed[12..].try_into().ok()?),
+            committed_metadata: f.classic_str()?,
+            unknown_tagged_fields: UnknownTaggedFields::new(),
+        };
+        floor_push(&mut out, p);
+    }
+    Some(out)
+}
+
+/// The partitions of a TxnOffsetCommit topic, flexible (v3-v5).
+#[inline(never)]
+fn toc_partitions_flexible(
+    f: &mut FloorCur<'_>,
+    n: usize,
+) -> Option<Vec<kw::TxnOffsetCommitRequestPartition>> {
+    let mut out = f.vec(n);
+    for _ in 0..n {
+        let fixed: [u8; 16] = f.take()?;
+        let p = kw::TxnOffsetCommitRequestPartition {
+            partition_index: i32::from_be_bytes(fixed[..4].try_into().ok()?),
+            committed_offset: i64::from_be_bytes(fixed[4..12].try_into().ok()?),
+            committed_leader_epoch: i32::from_be_bytes(fixed[12..].try_into().ok()?),
+            committed_metadata: f.compact_str()?,
+            unknown_tagged_fields: UnknownTaggedFields::new(),
+        };
+        f.no_tags()?;
+        floor_push(&mut out, p);
+    }
+    Some(out)
+}
+
+/// The partitions of a Produce topic, flexible (v9-v12).
+#[inline(never)]
+fn produce_partitions_flexible(
+    f: &mut FloorCur<'_>,
+    n: usize,
+) -> Option<Vec<kw::PartitionProduceData>> {
+    let mut out = f.vec(n);
+    for _ in 0..n {
+        let p = kw::PartitionProduceData {
+            index: f.i32()?,
+            records: f.compact_bytes()?.map(kafka_wire::Records),
+            unknown_tagged_fields: UnknownTaggedFields::new(),
+        };
+        f.no_tags()?;
+        floor_push(&mut out, p);
+    }
+    Some(out)
+}
+
+/// A TxnOffsetCommit request v2 (classic: int16 string lengths, int32 counts) decoded by the
+/// plainest hand-written code that builds the same value as kafka-wire's decode: the same
+/// allocations (one vector per array, reserved from its count), strings as decoding keeps
+/// them ([`Str::from_input`]: inline up to 23 bytes, else shared with the input), and nothing
+/// else: no versions, no limits, no error beyond the input's end (`None`), no tagged fields.
+/// The floor any decoder of this value pays; see BENCHMARKS.md.
+pub fn txn_offset_commit_v2_decode_floor(input: &Bytes) -> Option<kw::TxnOffsetCommitRequest> {
+    let mut f = FloorCur { input, pos: 0 };
+    let transactional_id = f.classic_str()??;
+    let group_id = f.classic_str()??;
+    let producer_id = f.i64()?;
+    let producer_epoch = f.i16()?;
+    let n = f.classic_count()?;
+    let mut topics = f.vec(n);
+    for _ in 0..n {
+        let name = f.classic_str()??;
+        let n = f.classic_count()?;
+        let partitions = toc_partitions_classic(&mut f, n)?;
+        floor_push(
+            &mut topics,
+            kw::TxnOffsetCommitRequestTopic {
+                name,
+                topic_id: Uuid::default(),
+                partitions,
+                unknown_tagged_fields: UnknownTaggedFields::new(),
+            },
+        );
+    }
+    f.end(kw::TxnOffsetCommitRequest {
+        transactional_id,
+        group_id,
+        producer_id,
+        producer_epoch,
+        generation_id_or_member_epoch: -1,
+        member_id: Str::new(),
+        group_instance_id: None,
+        topics,
+        unknown_tagged_fields: UnknownTaggedFields::new(),
+    })
+}
+
+/// [`txn_offset_commit_v2_decode_floor`] into an existing value, keeping its vectors: the
+/// topics' vector and each topic's partitions' vector are cleared and refilled, so a decode
+/// of the same shape allocates nothing. Not a like-for-like floor (kafka-wire and
+/// kafka-protocol both build a new value): the measure of what a `decode_into` (prost's
+/// `merge`) could reach on this input. `None` past the input's end (`m` then holds part of
+/// the input).
+pub fn txn_offset_commit_v2_decode_floor_into(
+    input: &Bytes,
+    m: &mut kw::TxnOffsetCommitRequest,
+) -> Option<()> {
+    let mut f = FloorCur { input, pos: 0 };
+    m.transactional_id = f.classic_str()??;
+    m.group_id = f.classic_str()??;
+    m.producer_id = f.i64()?;
+    m.producer_epoch = f.i16()?;
+    m.generation_id_or_member_epoch = -1;
+    m.member_id = Str::new();
+    m.group_instance_id = None;
+    let n = f.classic_count()?;
+    m.topics.truncate(n);
+    for i in 0..n {
+        let name = f.classic_str()??;
+        let count = f.classic_count()?;
+        if i == m.topics.len() {
+            m.topics.push(kw::TxnOffsetCommitRequestTopic {
+                name: Str::new(),
+                topic_id: Uuid::default(),
+                partitions: f.vec(count),
+                unknown_tagged_fields: UnknownTaggedFields::new(),
+            });
+        }
+        let t = m.topics.get_mut(i)?;
+        t.name = name;
+        t.partitions.clear();
+        for _ in 0..count {
+            let p = kw::TxnOffsetCommitRequestPartition {
+                partition_index: f.i32()?,
+                committed_offset: f.i64()?,
+                committed_leader_epoch: f.i32()?,
+                committed_metadata: f.classic_str()?,
+                unknown_tagged_fields: UnknownTaggedFields::new(),
+            };
+            floor_push(&mut t.partitions, p);
+        }
+    }
+    f.end(())
+}
+
+/// An array with room for one element in itself, for measuring a design (BENCHMARKS.md,
+/// *Fourteenth wave — read side*): not a type of kafka-wire.
+#[derive(Debug, PartialEq)]
+pub enum InlineOne<T> {
+    /// Exactly one element, with no allocation.
+    One(T),
+    /// Any other count.
+    Many(Vec<T>),
+}
+
+/// A TxnOffsetCommit topic whose partitions are an [`InlineOne`].
+#[derive(Debug, PartialEq)]
+pub struct InlineTopic {
+    /// The topic name.
+    pub name: Str,
+    /// The partitions.
+    pub partitions: InlineOne<kw::TxnOffsetCommitRequestPartition>,
+    /// Tagged fields this struct does not declare.
+    pub unknown_tagged_fields: UnknownTaggedFields,
+}
+
+/// [`txn_offset_commit_v2_decode_floor`] with each topic's partitions an [`InlineOne`]: what
+/// room for one element inline in every struct array would save on this input (its topics
+/// have one partition each). Returns the message's topics (the fields before them are read
+/// as the floor reads them and dropped).
+pub fn txn_offset_commit_v2_decode_floor_inline(input: &Bytes) -> Option<Vec<InlineTopic>> {
+    let mut f = FloorCur { input, pos: 0 };
+    let transactional_id = f.classic_str()??;
+    let group_id = f.classic_str()??;
+    let producer_id = f.i64()?;
+    let producer_epoch = f.i16()?;
+    core::hint::black_box((transactional_id, group_id, producer_id, producer_epoch));
+    let n = f.classic_count()?;
+    let mut topics = f.vec(n);
+    for _ in 0..n {
+        let name = f.classic_str()??;
+        let n = f.classic_count()?;
+        let read = |f: &mut FloorCur<'_>| {
+            Some(kw::TxnOffsetCommitRequestPartition {
+                partition_index: f.i32()?,
+                committed_offset: f.i64()?,
+                committed_leader_epoch: f.i32()?,
+                committed_metadata: f.classic_str()?,
+                unknown_tagged_fields: UnknownTaggedFields::new(),
+            })
+        };
+        let partitions = if n == 1 {
+            InlineOne::One(read(&mut f)?)
+        } else {
+            let mut v = f.vec(n);
+            for _ in 0..n {
+                let p = read(&mut f)?;
+                floor_push(&mut v, p);
+            }
+            InlineOne::Many(v)
+        };
+        floor_push(
+            &mut topics,
+            InlineTopic {
+                name,
+                partitions,
+                unknown_tagged_fields: UnknownTaggedFields::new(),
+            },
+        );
+    }
+    f.end(topics)
+}
+
+/// A TxnOffsetCommit request v3 to v5 (flexible: compact strings and counts, an empty tagged
+/// section per struct), decoded as [`txn_offset_commit_v2_decode_floor`] decodes v2.
+pub fn txn_offset_commit_flexible_decode_floor(
+    input: &Bytes,
+) -> Option<kw::TxnOffsetCommitRequest> {
+    let mut f = FloorCur { input, pos: 0 };
+    let transactional_id = f.compact_str()??;
+    let group_id = f.compact_str()??;
+    let producer_id = f.i64()?;
+    let producer_epoch = f.i16()?;
+    let generation_id_or_member_epoch = f.i32()?;
+    let member_id = f.compact_str()??;
+    let group_instance_id = f.compact_str()?;
+    let n = f.compact_len()??;
+    let mut topics = f.vec(n);
+    for _ in 0..n {
+        let name = f.compact_str()??;
+        let n = f.compact_len()??;
+        let partitions = toc_partitions_flexible(&mut f, n)?;
+        f.no_tags()?;
+        floor_push(
+            &mut topics,
+            kw::TxnOffsetCommitRequestTopic {
+                name,
+                topic_id: Uuid::default(),
+                partitions,
+                unknown_tagged_fields: UnknownTaggedFields::new(),
+            },
+        );
+    }
+    f.no_tags()?;
+    f.end(kw::TxnOffsetCommitRequest {
+        transactional_id,
+        group_id,
+        producer_id,
+        producer_epoch,
+        generation_id_or_member_epoch,
+        member_id,
+        group_instance_id,
+        topics,
+        unknown_tagged_fields: UnknownTaggedFields::new(),
+    })
+}
+
+/// A Produce request v9 to v12 (flexible, topics by name), decoded as
+/// [`txn_offset_commit_v2_decode_floor`] decodes TxnOffsetCommit: each partition's records
+/// a shared slice of the input, as both libraries keep them (not parsed).
+pub fn produce_flexible_decode_floor(input: &Bytes) -> Option<kw::ProduceRequest> {
+    let mut f = FloorCur { input, pos: 0 };
+    let transactional_id = f.compact_str()?;
+    let acks = f.i16()?;
+    let timeout_ms = f.i32()?;
+    let n = f.compact_len()??;
+    let mut topic_data = f.vec(n);
+    for _ in 0..n {
+        let name = f.compact_str()??;
+        let n = f.compact_len()??;
+        let partition_data = produce_partitions_flexible(&mut f, n)?;
+        f.no_tags()?;
+        floor_push(
+            &mut topic_data,
+            kw::TopicProduceData {
+                name,
+                topic_id: Uuid::default(),
+                partition_data,
+                unknown_tagged_fields: UnknownTaggedFields::new(),
+            },
+        );
+    }
+    f.no_tags()?;
+    f.end(kw::ProduceRequest {
+        transactional_id,
+        acks,
+        timeout_ms,
+        topic_data,
+        unknown_tagged_fields: UnknownTaggedFields::new(),
+    })
 }
 
 // ---- frames ------------------------------------------------------------------------------------

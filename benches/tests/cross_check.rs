@@ -118,3 +118,44 @@ fn copy_floors_write_kafka_protocols_bytes() {
         assert!(out == theirs(&p), "classic floor, v{}", p.version);
     }
 }
+
+/// The hand-written decode floors build the value both libraries decode (kafka-wire's value,
+/// which `check_identical` compared with kafka-protocol's), and stop at a cut input.
+#[test]
+fn decode_floors_build_the_decoded_value() {
+    let p = txn_offset_commit_v2_long_names();
+    let b = check_identical("v2", &p);
+    assert!(txn_offset_commit_v2_decode_floor(&b) == Some(p.ours.clone()));
+    assert!(txn_offset_commit_v2_decode_floor(&b.slice(..b.len() - 1)).is_none());
+    // Into a value of another shape (more topics, another partition count), then into the
+    // value it left: the same value each time.
+    let mut m = txn_offset_commit_large().ours;
+    txn_offset_commit_v2_decode_floor_into(&b, &mut m).unwrap();
+    assert!(m == p.ours);
+    txn_offset_commit_v2_decode_floor_into(&b, &mut m).unwrap();
+    assert!(m == p.ours);
+    let empty = check_identical("empty", &txn_offset_commit_v0_empty());
+    txn_offset_commit_v2_decode_floor_into(&empty, &mut m).unwrap();
+    assert!(m.topics.is_empty());
+
+    let p = txn_offset_commit_wide();
+    let b = check_identical("wide", &p);
+    assert!(txn_offset_commit_flexible_decode_floor(&b) == Some(p.ours));
+    assert!(txn_offset_commit_flexible_decode_floor(&b.slice(..b.len() - 1)).is_none());
+    let p = txn_offset_commit_large();
+    let b = check_identical("large", &p);
+    assert!(txn_offset_commit_flexible_decode_floor(&b) == Some(p.ours));
+
+    let p = produce_request();
+    let b = check_identical("produce", &p);
+    let floor = produce_flexible_decode_floor(&b).unwrap();
+    assert!(floor == p.ours);
+    // The records are slices of the input, not copies.
+    let r = floor.topic_data[0].partition_data[0]
+        .records
+        .as_ref()
+        .unwrap();
+    let (start, end) = (b.as_ptr() as usize, b.as_ptr() as usize + b.len());
+    assert!((start..end).contains(&(r.0.as_ptr() as usize)));
+    assert!(produce_flexible_decode_floor(&b.slice(..b.len() - 1)).is_none());
+}

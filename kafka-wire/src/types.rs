@@ -87,6 +87,35 @@ impl Str {
         Str(SmallBytes::Shared(bytes))
     }
 
+    /// The bytes `input[range]` kept as decoding keeps a string: copied inline when they are
+    /// 23 bytes or fewer, else a shared slice of `input` (one reference count, no copy). No
+    /// UTF-8 check, as [`Str::from_wire`]. For decoders written by hand over a buffer (the
+    /// benchmarks' decode floors build their strings with it).
+    ///
+    /// # Panics
+    ///
+    /// If `range` is decreasing or ends past `input`, as [`Bytes::slice`].
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    pub fn from_input(input: &Bytes, range: core::ops::Range<usize>) -> Self {
+        let value = &input[range.clone()];
+        let len = value.len();
+        if len > crate::small::INLINE_CAP {
+            return Str(SmallBytes::Shared(input.slice(range)));
+        }
+        // As the decoder: one fixed-size copy from the byte before the value, when the
+        // input holds the whole window.
+        let window = range
+            .start
+            .checked_sub(1)
+            .and_then(|before| input.get(before..))
+            .and_then(|w| w.first_chunk::<{ crate::small::INLINE_CAP + 1 }>());
+        match window {
+            Some(window) => Str(SmallBytes::inline_window(window, len)),
+            None => Str(SmallBytes::inline(value).unwrap_or_default()),
+        }
+    }
+
     /// A decoded string (inline when short, see the type's documentation).
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
@@ -553,6 +582,49 @@ impl<'a> IntoIterator for &'a UnknownTaggedFields {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn from_input_inline_when_short_shared_when_long() {
+        // 2 prefix bytes, a 5-byte value, 30 bytes of a long value, 3 trailing bytes.
+        let mut raw = vec![0u8, 5];
+        raw.extend_from_slice(b"hello");
+        raw.extend_from_slice(&[b'x'; 30]);
+        raw.extend_from_slice(b"end");
+        let input = Bytes::from(raw);
+        let short = Str::from_input(&input, 2..7);
+        assert_eq!(short.as_bytes(), b"hello");
+        assert!(
+            matches!(short.0, SmallBytes::Inline { .. }),
+            "5 bytes: inline"
+        );
+        // No byte before the value, and a window running past the input: copied by length.
+        assert_eq!(Str::from_input(&input, 0..2).as_bytes(), [0, 5]);
+        assert_eq!(Str::from_input(&input, 37..40).as_bytes(), b"end");
+        assert!(Str::from_input(&input, 40..40).is_empty());
+        let long = Str::from_input(&input, 7..37);
+        assert_eq!(long.as_bytes(), [b'x'; 30]);
+        assert!(matches!(long.0, SmallBytes::Shared(_)), "30 bytes: shared");
+        assert_eq!(
+            long.as_bytes().as_ptr(),
+            input[7..].as_ptr(),
+            "a slice of the input, not a copy"
+        );
+        // 23 bytes is the inline limit, 24 shares.
+        assert!(matches!(
+            Str::from_input(&input, 7..30).0,
+            SmallBytes::Inline { .. }
+        ));
+        assert!(matches!(
+            Str::from_input(&input, 7..31).0,
+            SmallBytes::Shared(_)
+        ));
+    }
+
+    #[test]
+    #[should_panic]
+    fn from_input_out_of_range_panics() {
+        let _ = Str::from_input(&Bytes::from_static(b"abc"), 1..4);
+    }
 
     #[test]
     fn unknown_tagged_fields_compare_by_contents() {
