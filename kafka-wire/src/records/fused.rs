@@ -12,12 +12,15 @@
 //!
 //! On x86-64 CPUs with VPCLMULQDQ and AVX2 but no AVX-512 (AMD Zen 3, Intel Alder Lake) a
 //! 256-bit variant does the same with 32-byte blocks (`copy_ymm`): the fields written before
-//! each value are folded back from the batch, there is no composed first block. The builder
-//! does not take it: there its fold (two carry-less multiplies per 32 bytes, about 23 GB/s
-//! on a Zen 3) is slower than the copy it rides on, and a plain copy followed by one pass of
-//! the hybrid CRC (fold and `crc32` streams, about 40 GB/s) builds faster (1 MB of 1 KB
-//! records: 65.0-67.1 against 69.9-73.3 µs). It stays, tested through `force_ymm`, for a
-//! fused copy that also runs `crc32` streams.
+//! each value are folded back from the batch, there is no composed first block. The fold
+//! alone (two carry-less multiplies per 32 bytes, about 23 GB/s on a Zen 3) would be slower
+//! than the copy it rides on, so the bulk of each value goes in 224-byte steps that split the
+//! work as `crc32c_hybrid` does: 96 bytes through three `crc32` instruction streams (an
+//! integer unit), 128 bytes folded (the carry-less multiplier), both while copying. The
+//! builder does not take it: on a Zen 3 the copy and the CRC's work add up rather than
+//! overlap, and a plain copy followed by one pass of the hybrid CRC at `build` is as fast
+//! (1 MB of 1 KB records: 72.0-73.5 µs fused against 72.4 µs, BENCHMARKS.md's fourteenth
+//! wave). It stays, tested through `force_ymm`, for CPUs where that balance differs.
 //!
 //! Elsewhere (other CPUs and architectures, compressed batches, batches with no long value)
 //! the builder takes the portable path: it copies, and the checksum is one `crc-fast` pass at
@@ -302,7 +305,7 @@ mod x86 {
         _mm256_xor_si256, _mm512_add_epi8, _mm512_clmulepi64_epi128, _mm512_mask_blend_epi8,
         _mm512_permutex2var_epi8, _mm512_permutexvar_epi8, _mm512_set1_epi8, _mm512_set_epi64,
         _mm512_sub_epi8, _mm512_ternarylogic_epi64, _mm_clmulepi64_si128, _mm_crc32_u64,
-        _mm_crc32_u8, _mm_cvtsi128_si64, _mm_cvtsi64_si128,
+        _mm_crc32_u8, _mm_cvtsi128_si64, _mm_cvtsi64_si128, _mm_xor_si128,
     };
 
     use super::{fold_keys, x_pow, BLOCK, KEYS, PRE};
@@ -406,7 +409,7 @@ mod x86 {
             let zmm = detected();
             self.ymm = !zmm;
             // The 512-bit path only: where only the 256-bit one exists, copying plainly and
-            // then the hybrid CRC at `build` is faster (see the module's documentation).
+            // then the hybrid CRC at `build` is as fast (see the module's documentation).
             self.enabled = yes && zmm && !super::fused_off();
         }
 
@@ -515,8 +518,9 @@ mod x86 {
 
         /// [`copy_simd`](Self::copy_simd) with 256-bit registers: folds what was written since
         /// the last copy (the record's fields, short values) from the batch, tops the pending
-        /// block up from `src`, then copies the rest 128 bytes at a time, each group stored
-        /// into the batch and folded into the four accumulators from the same registers.
+        /// block up from `src`, then copies the rest 224 bytes at a time (96 bytes through
+        /// three `crc32` streams, 128 folded into the four accumulators, both from the
+        /// registers the copy loads), then 128 and 32 at a time, folded.
         #[target_feature(enable = "avx2,vpclmulqdq,pclmulqdq,sse4.2")]
         fn copy_ymm(&mut self, out: &mut Vec<u8>, pre: &[u8; PRE], n: usize, src: &[u8]) {
             let keys = keys_ymm();
@@ -553,7 +557,25 @@ mod x86 {
                 out.extend_from_slice(rest);
                 return;
             }
-            let mut groups = rest.chunks_exact(YMM_GROUP);
+            // The bulk in steps of 224 bytes, as `crc32c_hybrid` splits its work between the
+            // two units: the step's first 96 bytes go through three `crc32` streams of 32
+            // bytes, the last 128 are folded. The streams' bytes count as zeros in the fold
+            // (its constants move the accumulators 224 bytes per step) and their register,
+            // the CRC of the 96 bytes from a zero register, is exclusive-ored into the group's
+            // first four bytes: the same register after the step. The three streams are
+            // joined before that: the first two registers shifted past the bytes after them
+            // by one carry-less multiply each, their product exclusive-ored into the last
+            // word of the third stream, whose `crc32` reduces it.
+            let step_keys = keys_step();
+            let mut steps = rest.chunks_exact(HYBRID_STEP);
+            for st in &mut steps {
+                let Some(st) = st.first_chunk::<HYBRID_STEP>() else {
+                    break;
+                };
+                out.extend_from_slice(st);
+                acc = hybrid_step(acc, step_keys, st);
+            }
+            let mut groups = steps.remainder().chunks_exact(YMM_GROUP);
             for g in &mut groups {
                 let Some(g) = g.first_chunk::<YMM_GROUP>() else {
                     break;
@@ -867,6 +889,62 @@ mod x86 {
     /// [`crc32c_ymm`]'s folding constants: each accumulator folds forward past a group.
     const KEYS_YMM: (i64, i64) = fold_keys(8 * YMM_GROUP as u64);
 
+    /// One 224-byte step of the fused copy (see `copy_ymm`): the first 96 bytes of `st`
+    /// through three `crc32` streams, joined, their register exclusive-ored into the first
+    /// four bytes of the last 128, which are folded into `acc` moved forward by 224 bytes.
+    #[inline]
+    #[target_feature(enable = "avx2,vpclmulqdq,pclmulqdq,sse4.2")]
+    fn hybrid_step(acc: [__m256i; 4], step_keys: __m256i, st: &[u8; HYBRID_STEP]) -> [__m256i; 4] {
+        let (k64, k32) = (
+            _mm_cvtsi64_si128(i64::from(SHIFT[6])),
+            _mm_cvtsi64_si128(i64::from(SHIFT[5])),
+        );
+        let (Some(w), Some(g)) = (
+            st.first_chunk::<{ 3 * HYBRID_STREAM }>(),
+            st.last_chunk::<YMM_GROUP>(),
+        ) else {
+            return acc;
+        };
+        let [wa, wb, wc]: [[u64; HYBRID_WORDS]; 3] = bytemuck::cast(*w);
+        let [d0, d1, d2, d3]: [__m256i; 4] = bytemuck::cast(*g);
+        let [x0, x1, x2, x3] = acc;
+        // A fold after each word of the streams, as in `crc32c_hybrid`; the first
+        // accumulator's last, as its block waits for the streams' register.
+        let ra = _mm_crc32_u64(0, u64::from_le(wa[0]));
+        let rb = _mm_crc32_u64(0, u64::from_le(wb[0]));
+        let rc = _mm_crc32_u64(0, u64::from_le(wc[0]));
+        let x1 = fold_ymm(x1, step_keys, d1);
+        let ra = _mm_crc32_u64(ra, u64::from_le(wa[1]));
+        let rb = _mm_crc32_u64(rb, u64::from_le(wb[1]));
+        let rc = _mm_crc32_u64(rc, u64::from_le(wc[1]));
+        let x2 = fold_ymm(x2, step_keys, d2);
+        let ra = _mm_crc32_u64(ra, u64::from_le(wa[2]));
+        let rb = _mm_crc32_u64(rb, u64::from_le(wb[2]));
+        let rc = _mm_crc32_u64(rc, u64::from_le(wc[2]));
+        let x3 = fold_ymm(x3, step_keys, d3);
+        let ra = _mm_crc32_u64(ra, u64::from_le(wa[3]));
+        let rb = _mm_crc32_u64(rb, u64::from_le(wb[3]));
+        let p = _mm_xor_si128(
+            _mm_clmulepi64_si128::<0x00>(_mm_cvtsi64_si128(ra as i64), k64),
+            _mm_clmulepi64_si128::<0x00>(_mm_cvtsi64_si128(rb as i64), k32),
+        );
+        let last = u64::from_le(wc[3]) ^ _mm_cvtsi128_si64(p) as u64;
+        let rc = _mm_crc32_u64(rc, last);
+        let d0 = _mm256_xor_si256(d0, _mm256_set_epi64x(0, 0, 0, rc as i64));
+        [fold_ymm(x0, step_keys, d0), x1, x2, x3]
+    }
+
+    /// The fused copy's folding constants for its 224-byte steps (96 bytes taken by `crc32`
+    /// streams, then the group): each accumulator folds forward past a whole step.
+    const KEYS_STEP: (i64, i64) = fold_keys(8 * HYBRID_STEP as u64);
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn keys_step() -> __m256i {
+        let (lo, hi) = KEYS_STEP;
+        _mm256_set_epi64x(hi, lo, hi, lo)
+    }
+
     /// Whether [`crc32c_ymm`] runs here and is the faster choice: the CPU has 256-bit
     /// VPCLMULQDQ but not AVX-512VL, with which `crc-fast` folds 512 bits at a time itself
     /// (without it, `crc-fast` folds 128 bits at a time).
@@ -914,6 +992,9 @@ mod x86 {
     /// 64-bit words of each `crc32` stream per step of [`crc32c_hybrid`]: one from each of
     /// the three streams after each of the step's four 32-byte folds.
     const HYBRID_WORDS: usize = 4;
+
+    // The fused copy's step is written out for four words per stream.
+    const _: () = assert!(HYBRID_WORDS == 4);
 
     /// Bytes of each `crc32` stream per step of [`crc32c_hybrid`].
     const HYBRID_STREAM: usize = 8 * HYBRID_WORDS;
