@@ -519,8 +519,8 @@ mod x86 {
         /// [`copy_simd`](Self::copy_simd) with 256-bit registers: folds what was written since
         /// the last copy (the record's fields, short values) from the batch, tops the pending
         /// block up from `src`, then copies the rest 224 bytes at a time (96 bytes through
-        /// three `crc32` streams, 128 folded into the four accumulators, both from the
-        /// registers the copy loads), then 128 and 32 at a time, folded.
+        /// three `crc32` streams, 128 folded into the four accumulators, both reading the
+        /// source as it is copied, from L1), then 128 and 32 at a time, folded.
         #[target_feature(enable = "avx2,vpclmulqdq,pclmulqdq,sse4.2")]
         fn copy_ymm(&mut self, out: &mut Vec<u8>, pre: &[u8; PRE], n: usize, src: &[u8]) {
             let keys = keys_ymm();
