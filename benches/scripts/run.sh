@@ -8,6 +8,9 @@
 # run does not decide a cell near its threshold: on this machine the same binaries moved some
 # ratios across 2x between two runs 20 minutes apart.
 #
+# PER_INPUT=1 runs each input's benchmark group in its own process (both profiles, one input
+# after the other), instead of every group in one process per profile.
+#
 # Heap setting: decode frees its whole result on every iteration. With glibc's defaults the
 # top of the heap is trimmed (given back to the kernel) once it exceeds the trim threshold,
 # and blocks above the mmap threshold are mapped and unmapped each time; both thresholds also
@@ -21,8 +24,20 @@ i=1
 while [ "$i" -le "$runs" ]; do
     # The first run keeps the plain baseline names, so that one run reads as before.
     suffix=$([ "$i" -eq 1 ] && echo "" || echo "-$i")
-    cargo bench -p kafka-wire-bench --bench codec -- --save-baseline "release$suffix" "$@"
-    cargo bench -p kafka-wire-bench --bench codec --profile bench-lto -- --save-baseline "bench-lto$suffix" "$@"
+    if [ "${PER_INPUT:-0}" = 1 ]; then
+        # Each input's group (its encode, decode, size, floors and frame rows) in a process
+        # of its own, so that no input is timed on the heap the inputs before it left (the
+        # v2 1000x1 decode moved by up to 1.4x with what ran before it; BENCHMARKS.md,
+        # "Heap setting"). An argument keeps the inputs whose name contains it.
+        for name in $(python3 -c 'import re,sys; print(" ".join(re.findall(r"\$m!\(\s*\"([^\"]+)\"", open("benches/src/lib.rs").read())))'); do
+            case "$name" in *"${1:-}"*) ;; *) continue ;; esac
+            cargo bench -p kafka-wire-bench --bench codec -- --save-baseline "release$suffix" "^$name/"
+            cargo bench -p kafka-wire-bench --bench codec --profile bench-lto -- --save-baseline "bench-lto$suffix" "^$name/"
+        done
+    else
+        cargo bench -p kafka-wire-bench --bench codec -- --save-baseline "release$suffix" "$@"
+        cargo bench -p kafka-wire-bench --bench codec --profile bench-lto -- --save-baseline "bench-lto$suffix" "$@"
+    fi
     i=$((i + 1))
 done
 python3 benches/scripts/table.py --runs "$runs"
