@@ -850,14 +850,12 @@ fn read_str(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Str>, DecodeError> {
 #[cfg_attr(not(debug_assertions), inline(always))]
 #[cfg_attr(debug_assertions, inline)]
 fn fast_str(r: &Reader<'_>, s: &[u8], rest: &[u8]) -> Option<Str> {
-    if s.len() > r.limits.string_len() {
-        return None;
-    }
-    // The empty string needs no reference to the buffer.
+    // The empty string needs no reference to the buffer, and passes every limit.
     if s.is_empty() {
         return Some(Str::new());
     }
-    if r.limits.utf8_checked() && core::str::from_utf8(s).is_err() {
+    // Over the length limit, or any string under strict UTF-8 (its limit here is 0).
+    if s.len() > r.limits.fast_str_len() {
         return None;
     }
     Some(Str::from_small(r.small_before(rest, s.len())))

@@ -77,6 +77,10 @@ pub struct DecodeLimits {
     max_unknown_tagged_bytes: usize,
     max_decompressed_batch: usize,
     strict_utf8: bool,
+    /// The longest string the inlined string reader takes: `max_string_len`, or 0 under
+    /// `strict_utf8` (every non-empty string then goes through the checked reader). One
+    /// test per string instead of two.
+    fast_str_len: usize,
 }
 
 impl DecodeLimits {
@@ -93,6 +97,7 @@ impl DecodeLimits {
         max_unknown_tagged_bytes: usize::MAX,
         max_decompressed_batch: DEFAULT_MAX_DECOMPRESSED_BATCH,
         strict_utf8: false,
+        fast_str_len: MAX_STRING_LEN,
     };
 
     /// The defaults ([`DecodeLimits::DEFAULT`]).
@@ -108,6 +113,7 @@ impl DecodeLimits {
     /// The longest string, in bytes (at most Kafka's 32767 in effect).
     pub const fn max_string_len(mut self, n: usize) -> Self {
         self.max_string_len = n;
+        self.fast_str_len = self.fast_str_len_of();
         self
     }
     /// The longest bytes (or records) value.
@@ -148,6 +154,7 @@ impl DecodeLimits {
     /// decoding (a `String` field is checked either way: it cannot hold other bytes).
     pub const fn strict_utf8(mut self, on: bool) -> Self {
         self.strict_utf8 = on;
+        self.fast_str_len = self.fast_str_len_of();
         self
     }
 
@@ -182,6 +189,24 @@ impl DecodeLimits {
     /// Whether decoding checks strings' UTF-8 ([`DecodeLimits::strict_utf8`]).
     pub const fn utf8_checked(&self) -> bool {
         self.strict_utf8
+    }
+
+    /// The longest string the inlined string reader may take without checking it further:
+    /// the length limit, or 0 when strings' UTF-8 is checked (one load and one test per
+    /// string, where the two settings took two of each).
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    pub(crate) const fn fast_str_len(&self) -> usize {
+        self.fast_str_len
+    }
+
+    /// What [`DecodeLimits::fast_str_len`] holds for the other settings.
+    const fn fast_str_len_of(&self) -> usize {
+        if self.strict_utf8 {
+            0
+        } else {
+            self.max_string_len
+        }
     }
 }
 
