@@ -221,13 +221,18 @@ fn decode_floor(case: &str, op: &str, lib: &str, n: usize) {
         );
         for _ in 0..n {
             match lib {
-                "theirs" => drop(black_box(
-                    T::decode(&mut black_box(&bytes).clone(), pair.version).unwrap(),
-                )),
+                "theirs" => theirs_decode::<T>(&bytes, pair.version),
                 _ => drop(black_box(floor(black_box(&bytes)).unwrap())),
             }
         }
     }
+    /// kafka-protocol's decode of `bytes`, as every arm times it.
+    fn theirs_decode<T: Decodable>(bytes: &Bytes, version: i16) {
+        drop(black_box(
+            T::decode(&mut black_box(bytes).clone(), version).unwrap(),
+        ));
+    }
+    type Theirs = kafka_protocol::messages::TxnOffsetCommitRequest;
     match (case, op) {
         ("txn_offset_commit_v2_1000x1_long_names", "decode_floor") => go(
             txn_offset_commit_v2_long_names(),
@@ -243,13 +248,7 @@ fn decode_floor(case: &str, op: &str, lib: &str, n: usize) {
             assert!(m == pair.ours, "the floor decodes another value");
             for _ in 0..n {
                 match lib {
-                    "theirs" => drop(black_box(
-                        <kafka_protocol::messages::TxnOffsetCommitRequest as Decodable>::decode(
-                            &mut black_box(&bytes).clone(),
-                            pair.version,
-                        )
-                        .unwrap(),
-                    )),
+                    "theirs" => theirs_decode::<Theirs>(&bytes, pair.version),
                     _ => txn_offset_commit_v2_decode_floor_into(black_box(&bytes), &mut m).unwrap(),
                 }
                 black_box(&mut m);
@@ -267,13 +266,7 @@ fn decode_floor(case: &str, op: &str, lib: &str, n: usize) {
             }
             for _ in 0..n {
                 match lib {
-                    "theirs" => drop(black_box(
-                        <kafka_protocol::messages::TxnOffsetCommitRequest as Decodable>::decode(
-                            &mut black_box(&bytes).clone(),
-                            pair.version,
-                        )
-                        .unwrap(),
-                    )),
+                    "theirs" => theirs_decode::<Theirs>(&bytes, pair.version),
                     _ => drop(black_box(
                         txn_offset_commit_v2_decode_floor_inline(black_box(&bytes)).unwrap(),
                     )),
