@@ -579,6 +579,40 @@ pub fn generate(s: &Struct) -> TokenStream {
         .api
         .map(|_| quote!(#[cfg_attr(not(debug_assertions), inline(always))]));
     let size_init = Literal::usize_unsuffixed(const_size);
+    // Whether sizing the struct runs no loop (`Field::sizes_trivially`): its arrays of
+    // anything but fixed-width values empty or null, its struct (or other) fields so, and
+    // no unknown tagged fields. `KafkaMessage::encoded_size` sizes such a message inline and
+    // any other out of line; so an API message's `size` is forced into both.
+    let mut trivial: Vec<TokenStream> = s
+        .fields
+        .iter()
+        .filter(|f| match &f.kind {
+            Kind::Array(el) => {
+                !matches!(**el, Kind::Bool | Kind::Int { .. } | Kind::F64 | Kind::Uuid)
+            }
+            Kind::Other => true,
+            _ => false,
+        })
+        .map(|f| {
+            let (fid, ty) = (&f.ident, &f.ty);
+            quote_spanned!(ty.span()=> <#ty as #kw::Fx>::vacant(&self.#fid))
+        })
+        .collect();
+    if let Some(unk) = &s.unknown {
+        trivial.push(quote!(#kw::no_unknown_tags(&self.#unk)));
+    }
+    let trivial = if trivial.is_empty() {
+        quote!(true)
+    } else {
+        quote!(#(#trivial)&&*)
+    };
+    let size_inline = match s.api {
+        Some(_) => quote! {
+            #[cfg_attr(debug_assertions, inline)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
+        },
+        None => quote!(#[inline]),
+    };
     // The tagged section: its count byte, and its unknown fields' allocations.
     let (min_tags, ratio_init) = match &s.unknown {
         Some(_) => (
@@ -611,12 +645,17 @@ pub fn generate(s: &Struct) -> TokenStream {
                     #kw::Ok(())
                 }
 
-                #[inline]
+                #size_inline
                 fn size(&self, #cx: #kw::Cx) -> usize {
                     let #st = #kw::St::new(#m, #cx);
                     let mut #sz = #size_init;
                     #(#sizes)*
                     #sz
+                }
+
+                #[inline]
+                fn sizes_trivially(&self, _: #kw::Sealed) -> bool {
+                    #trivial
                 }
 
                 #[inline]

@@ -216,6 +216,21 @@ pub trait Field: Sized {
         let _ = items;
         None
     }
+
+    /// Implementation detail of sizing, hidden: whether [`size`](Self::size) runs no loop
+    /// over elements for this value: an empty or null array, a struct whose arrays are all
+    /// so and that holds no unknown tagged fields. [`KafkaMessage::encoded_size`] sizes such
+    /// a message inline and any other out of line, so that sizing one whose arrays are empty
+    /// saves no registers for loops that do not run. Only a hint (both paths give the same
+    /// size); the default, `false`, is always correct. Sealed (see [`Sealed`]).
+    ///
+    /// [`KafkaMessage::encoded_size`]: crate::KafkaMessage::encoded_size
+    #[doc(hidden)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    fn sizes_trivially(&self, _: Sealed) -> bool {
+        false
+    }
 }
 
 /// A [`Field`] that Kafka lets be null (string, bytes, records, array, struct), so that
@@ -337,6 +352,15 @@ impl<T: NullableField> Field for Option<T> {
     #[inline]
     fn size(&self, cx: Cx) -> usize {
         T::size_nullable(self.as_ref(), cx)
+    }
+
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    fn sizes_trivially(&self, t: Sealed) -> bool {
+        match self {
+            None => true,
+            Some(v) => v.sizes_trivially(t),
+        }
     }
 
     #[cfg_attr(not(debug_assertions), inline(always))]
@@ -1250,6 +1274,11 @@ impl<T: Field> Field for Vec<T> {
     #[inline]
     fn size(&self, cx: Cx) -> usize {
         Self::size_nullable(Some(self), cx)
+    }
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    fn sizes_trivially(&self, _: Sealed) -> bool {
+        self.is_empty()
     }
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]

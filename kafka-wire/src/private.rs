@@ -19,6 +19,14 @@ pub fn meta_of<T: KafkaMessage>() -> &'static StructMeta {
     T::META
 }
 
+/// Whether a struct holds no unknown tagged fields (no list was made), for its
+/// [`Field::sizes_trivially`].
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
+pub fn no_unknown_tags(unknown: &UnknownTaggedFields) -> bool {
+    unknown.is_unset()
+}
+
 /// The declared-tag reader of a struct that declares no tagged field: every tag is unknown.
 /// One function for all such structs, where a closure each (`|_, _| Ok(None)`) compiled
 /// its body and `FnMut`/`FnOnce` shims once per struct.
@@ -393,6 +401,9 @@ pub trait Fx: Sized {
     /// The size of a regular field.
     fn size_in(&self, s: St) -> usize;
 
+    /// [`Field::sizes_trivially`]: whether sizing the field runs no loop over elements.
+    fn vacant(&self) -> bool;
+
     /// [`Field::min_size`] of a regular field.
     fn min_in(s: St) -> usize;
 
@@ -465,6 +476,12 @@ impl<T: Field> Fx for T {
     #[cfg_attr(debug_assertions, inline)]
     fn size_in(&self, s: St) -> usize {
         self.size(s.cx)
+    }
+
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    fn vacant(&self) -> bool {
+        self.sizes_trivially(Sealed::TOKEN)
     }
 
     #[cfg_attr(not(debug_assertions), inline(always))]
