@@ -752,6 +752,23 @@ fn record_prefix(body: &[u8]) -> Option<((i8, i64, i32, u32), usize)> {
     Some(((attributes, i64::from(ts), od, kl), (at / 8) as usize))
 }
 
+/// A record's attributes, timestamp delta, offset delta and raw key length.
+type RecordPrefix = (i8, i64, i32, u32);
+
+/// The fields before a record's key (attributes, timestamp delta, offset delta, the key's raw
+/// length), read one byte at a time as the exact path reads them, and the bytes after them.
+#[inline(always)]
+fn prefix_bytewise(body: &[u8]) -> Option<(RecordPrefix, &[u8])> {
+    let mut c = Cur(body);
+    let prefix = (
+        c.u8().ok()? as i8,
+        c.varlong().ok()?,
+        c.varint().ok()?,
+        c.varint_raw().ok()?,
+    );
+    Some((prefix, c.0))
+}
+
 /// One v2 record of the common shape, or `None` and the exact path
 /// ([`read_v2_record`]) reads it: the record's length takes one or two bytes and is not
 /// negative, the varints before the key are read (by [`record_prefix`] when they take one
@@ -777,17 +794,8 @@ fn read_v2_common<'a>(rest: &'a [u8]) -> Option<(RawRecord<'a>, &'a [u8])> {
     let (body, after) = rest.get(n..)?.split_at_checked(usize::from(raw >> 1))?;
     let ((attributes, timestamp_delta, offset_delta, key_len), b) = match record_prefix(body) {
         Some((prefix, n)) => (prefix, body.get(n..)?),
-        None => {
-            // Longer varints (an offset delta from 4,096 on takes three bytes).
-            let mut c = Cur(body);
-            let prefix = (
-                c.u8().ok()? as i8,
-                c.varlong().ok()?,
-                c.varint().ok()?,
-                c.varint_raw().ok()?,
-            );
-            (prefix, c.0)
-        }
+        // Longer varints (an offset delta from 4,096 on takes three bytes).
+        None => prefix_bytewise(body)?,
     };
     let (key, b) = if key_len & 1 != 0 {
         (None, b)
@@ -1207,14 +1215,7 @@ mod tests {
 
     /// The leading fields as the byte-by-byte path reads them, with the bytes taken.
     fn prefix_exact(body: &[u8]) -> Option<((i8, i64, i32, u32), usize)> {
-        let mut c = Cur(body);
-        let p = (
-            c.u8().ok()? as i8,
-            c.varlong().ok()?,
-            c.varint().ok()?,
-            c.varint_raw().ok()?,
-        );
-        Some((p, body.len() - c.0.len()))
+        prefix_bytewise(body).map(|(p, rest)| (p, body.len() - rest.len()))
     }
 
     /// Whenever the 8-byte fast path answers, the byte-by-byte path reads the same fields
