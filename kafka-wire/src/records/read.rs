@@ -824,16 +824,29 @@ fn read_v2_common<'a>(rest: &'a [u8]) -> Option<(RawRecord<'a>, &'a [u8])> {
         return None;
     }
     Some((
-        RawRecord {
-            attributes,
-            timestamp_delta,
-            offset_delta,
-            key,
-            value: Some(v),
-            headers: Headers::default(),
-        },
+        headerless(attributes, timestamp_delta, offset_delta, key, v),
         after,
     ))
+}
+
+/// A record without headers whose value is not null: what both fast answers (the common
+/// shape, and the exact path's header-less case) build.
+#[inline(always)]
+fn headerless<'a>(
+    attributes: i8,
+    timestamp_delta: i64,
+    offset_delta: i32,
+    key: Option<&'a [u8]>,
+    value: &'a [u8],
+) -> RawRecord<'a> {
+    RawRecord {
+        attributes,
+        timestamp_delta,
+        offset_delta,
+        key,
+        value: Some(value),
+        headers: Headers::default(),
+    }
 }
 
 /// Reads one v2 record from `rest` (which holds at least the rest of the records section),
@@ -889,14 +902,13 @@ fn read_v2_record<'a>(rest: &mut &'a [u8]) -> Result<RawRecord<'a>, Fail> {
         // length is below 2^63, so the product does not wrap).
         if (v.len() as u64) << 1 == u64::from(value_raw) {
             *rest = after;
-            return Ok(RawRecord {
+            return Ok(headerless(
                 attributes,
                 timestamp_delta,
                 offset_delta,
                 key,
-                value: Some(v),
-                headers: Headers::default(),
-            });
+                v,
+            ));
         }
     }
     let value = b
