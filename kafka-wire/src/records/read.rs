@@ -954,10 +954,14 @@ fn read_v2_record<'a>(rest: &mut &'a [u8]) -> Result<RawRecord<'a>, Fail> {
     })
 }
 
-/// [`read_v2_record`] out of line: the records [`read_v2_common`] does not take.
+/// [`read_v2_record`] out of line: the records [`read_v2_common`] does not take. The slice
+/// goes in and comes back by value, not through a reference to the iterator's field: a field
+/// whose address reaches a call that is not inlined stays in memory, and the common path
+/// would then load and store it for every record.
 #[inline(never)]
-fn read_v2_exact<'a>(rest: &mut &'a [u8]) -> Result<RawRecord<'a>, Fail> {
-    read_v2_record(rest)
+fn read_v2_exact<'a>(mut rest: &'a [u8]) -> Result<(RawRecord<'a>, &'a [u8]), Fail> {
+    let r = read_v2_record(&mut rest)?;
+    Ok((r, rest))
 }
 
 /// Java's `DefaultRecordBatch.incrementSequence`: wraps past `i32::MAX` to 0.
@@ -1105,16 +1109,26 @@ fn check_inner(e: &[u8], wrapper_magic: i8, verify_crc: bool) -> Result<(), Fail
 }
 
 impl<'a> RecordIter<'a> {
-    #[cold]
-    fn fail(&mut self, (kind, at): Fail, start: &'a [u8]) -> RecordsError {
+    /// Marks the iterator failed and makes the error (out of line, see [`record_error`]).
+    #[inline(always)]
+    fn fail(&mut self, f: Fail, start: &'a [u8]) -> RecordsError {
         self.failed = true;
-        let pos = self.set.data.len() - start.len() + at;
-        let e = match self.set.origin {
-            Some(o) => RecordsError::new(kind, o + pos, self.set.batch),
-            None => RecordsError::new(kind, pos, self.set.batch).in_decompressed_data(),
-        };
-        e.at_record(self.index)
+        record_error(self.set, self.index, f, start)
     }
+}
+
+/// The error of a record that failed to read at `at` within `start` (the rest of `set`'s
+/// data when the record began). Out of line and given values, not the iterator: the
+/// iterator's fields stay in registers only if no call that is not inlined takes its address.
+#[cold]
+#[inline(never)]
+fn record_error(set: &BatchRecords, index: usize, (kind, at): Fail, start: &[u8]) -> RecordsError {
+    let pos = set.data.len() - start.len() + at;
+    let e = match set.origin {
+        Some(o) => RecordsError::new(kind, o + pos, set.batch),
+        None => RecordsError::new(kind, pos, set.batch).in_decompressed_data(),
+    };
+    e.at_record(index)
 }
 
 impl<'a> Iterator for RecordIter<'a> {
@@ -1136,8 +1150,11 @@ impl<'a> Iterator for RecordIter<'a> {
                         self.rest = after;
                         r
                     }
-                    None => match read_v2_exact(&mut self.rest) {
-                        Ok(r) => r,
+                    None => match read_v2_exact(start) {
+                        Ok((r, after)) => {
+                            self.rest = after;
+                            r
+                        }
                         Err(f) => return Some(Err(self.fail(f, start))),
                     },
                 };
