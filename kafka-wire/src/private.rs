@@ -688,7 +688,12 @@ macro_rules! run {
                     if let Some(o) = run.get_mut(at..at + $t::N) { (*self.$i).put(o); }
                     at += $t::N;
                 )*
-                out.extend_from_slice(run.get(..at).unwrap_or_default());
+                // `at` is `N` (the derive gives the run's width); `extend` of an array writes
+                // the new length from a register, where `extend_from_slice` reloaded it after
+                // copying (the bytes stored could alias it), one more trip through memory
+                // per run on the encode's critical path.
+                let _ = at;
+                out.extend(run);
             }
         }
     };
