@@ -402,6 +402,7 @@ pub fn generate(s: &Struct) -> TokenStream {
     // `field_writes` and `field_reads` hold one entry per field. This runs in the compiler,
     // never on wire input.
     let mut i = 0;
+    let mut tags_written = false;
     while i < s.fields.len() {
         let Some(&(first, len)) = runs.iter().find(|(f, _)| *f == i) else {
             writes.push(field_writes[i].clone());
@@ -418,8 +419,8 @@ pub fn generate(s: &Struct) -> TokenStream {
         let fields = &s.fields[first..first + len];
         let ids: Vec<_> = fields.iter().map(|f| &f.ident).collect();
         let tys: Vec<_> = fields.iter().map(|f| &f.ty).collect();
-        let width =
-            Literal::usize_unsuffixed(fields.iter().map(|f| fixed_width(&f.ty).unwrap_or(0)).sum());
+        let width_n: usize = fields.iter().map(|f| fixed_width(&f.ty).unwrap_or(0)).sum();
+        let width = Literal::usize_unsuffixed(width_n);
         let at = Literal::usize_unsuffixed(first);
         let gates: Vec<_> = plan[first..first + len]
             .iter()
@@ -430,7 +431,19 @@ pub fn generate(s: &Struct) -> TokenStream {
             .collect();
         let put = quote!(#st.put_run::<#width, _, _>((#(&self.#ids,)*), #b););
         let get = quote!(#st.get_run::<(#(#tys,)*)>(#r, #at)?);
-        if gates.is_empty() {
+        // A run that ends the struct, in a struct whose tagged section holds only unknown
+        // fields: the section's count goes out with the run (see `St::put_run_tags`).
+        let ends_before_tags =
+            gates.is_empty() && first + len == s.fields.len() && tagged.is_empty();
+        if let (true, Some(unk)) = (ends_before_tags, &s.unknown) {
+            let width1 = Literal::usize_unsuffixed(width_n + 1);
+            let unk_name = unk.to_string();
+            writes.push(quote!(
+                #st.put_run_tags::<#width, #width1, _, _>((#(&self.#ids,)*), #b, &self.#unk, #unk_name)?;
+            ));
+            tags_written = true;
+            reads.push(quote!(let (#(#ids,)*) = #get;));
+        } else if gates.is_empty() {
             writes.push(put);
             reads.push(quote!(let (#(#ids,)*) = #get;));
         } else {
@@ -477,7 +490,9 @@ pub fn generate(s: &Struct) -> TokenStream {
         } else {
             quote!(#(usize::from(#flags))+*)
         };
-        if flags.is_empty() {
+        if tags_written {
+            // Written with the struct's last run.
+        } else if flags.is_empty() {
             writes.push(quote!(#st.put_unknown_tags(#b, &self.#unk, #unk_name)?;));
         } else {
             // Unknown tags after all declared ones is ascending order, as Java writes it:

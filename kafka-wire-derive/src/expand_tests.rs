@@ -43,6 +43,22 @@ fn nested_struct() {
     }));
 }
 
+/// A struct ending in a run of fixed-width fields, with no declared tagged field: the empty
+/// tagged section's count is written with the run (`put_run_tags`).
+#[test]
+fn run_then_tags() {
+    insta::assert_snapshot!(pretty(parse_quote! {
+        #[kafka(versions = "0-5", flexible = "3+")]
+        struct AddPartitionsToTxnPartitionResult {
+            #[kafka(versions = "0+")]
+            partition_index: i32,
+            #[kafka(versions = "0+")]
+            partition_error_code: i16,
+            unknown_tagged_fields: UnknownTaggedFields,
+        }
+    }));
+}
+
 /// A struct that is never flexible: no tagged section at all.
 #[test]
 fn non_flexible_struct() {
