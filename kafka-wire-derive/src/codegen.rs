@@ -431,20 +431,20 @@ pub fn generate(s: &Struct) -> TokenStream {
             .collect();
         let put = quote!(#st.put_run::<#width, _, _>((#(&self.#ids,)*), #b););
         let get = quote!(#st.get_run::<(#(#tys,)*)>(#r, #at)?);
-        // A run that ends the struct, in a struct whose tagged section holds only unknown
-        // fields: the section's count goes out with the run (see `St::put_run_tags`).
-        let ends_before_tags =
-            gates.is_empty() && first + len == s.fields.len() && tagged.is_empty();
-        if let (true, Some(unk)) = (ends_before_tags, &s.unknown) {
-            let width1 = Literal::usize_unsuffixed(width_n + 1);
-            let unk_name = unk.to_string();
-            writes.push(quote!(
-                #st.put_run_tags::<#width, #width1, _, _>((#(&self.#ids,)*), #b, &self.#unk, #unk_name)?;
-            ));
-            tags_written = true;
-            reads.push(quote!(let (#(#ids,)*) = #get;));
-        } else if gates.is_empty() {
-            writes.push(put);
+        if gates.is_empty() {
+            // A run that ends a struct whose tagged section holds only unknown fields: the
+            // section's count goes out with the run (see `St::put_run_tags`).
+            match &s.unknown {
+                Some(unk) if first + len == s.fields.len() && tagged.is_empty() => {
+                    let width1 = Literal::usize_unsuffixed(width_n + 1);
+                    let unk_name = unk.to_string();
+                    writes.push(quote!(
+                        #st.put_run_tags::<#width, #width1, _, _>((#(&self.#ids,)*), #b, &self.#unk, #unk_name)?;
+                    ));
+                    tags_written = true;
+                }
+                _ => writes.push(put),
+            }
             reads.push(quote!(let (#(#ids,)*) = #get;));
         } else {
             let one_by_one_w = &field_writes[first..first + len];
