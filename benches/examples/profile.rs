@@ -9,6 +9,9 @@
 //! hand-written decode floor, theirs: their decode) and for v2 `decode_floor_into` (ours:
 //! the floor decoding into one value that keeps its vectors, theirs: their decode) and
 //! `decode_floor_inline` (ours: the floor with one partition inline in each topic).
+//! With `PROFILE_LEAST=1` in the environment, every pass is timed and the least and median
+//! wall-clock times are printed: `PROFILE_LEAST=1 taskset -c 1 target/release/examples/profile
+//! txn_offset_commit_v5_100x100 size ours 20000`.
 
 use std::hint::black_box;
 
@@ -45,7 +48,12 @@ where
     let mut buf = Vec::with_capacity(bytes.len());
     let mut vectored = kafka_wire::Vectored::new();
     let mut bm = bytes::BytesMut::with_capacity(bytes.len());
+    // With `PROFILE_LEAST` set, each pass is timed and the least and the median are printed
+    // (wall clock, for comparing two builds of a loop-bound operation; not for callgrind).
+    let timed = std::env::var_os("PROFILE_LEAST").is_some();
+    let mut times = Vec::with_capacity(if timed { n } else { 0 });
     for _ in 0..n {
+        let t0 = timed.then(std::time::Instant::now);
         match (op, lib) {
             ("encode", "ours") => {
                 buf.clear();
@@ -92,6 +100,17 @@ where
             ),
         }
         black_box(&mut buf);
+        if let Some(t0) = t0 {
+            times.push(t0.elapsed().as_nanos());
+        }
+    }
+    if timed && !times.is_empty() {
+        times.sort_unstable();
+        println!(
+            "{op} {lib}: least {} ns, median {} ns over {n} passes",
+            times[0],
+            times[times.len() / 2]
+        );
     }
 }
 

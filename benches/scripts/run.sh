@@ -17,6 +17,8 @@
 # move at run time. That changed decode times by up to 2x for both libraries. Here both are
 # fixed: nothing under 256 MiB is trimmed, and nothing under 32 MiB (glibc's maximum) is
 # mmapped, the steady state of a long-running process with a warm heap.
+#
+# SAME_ROUNDS: see the end of this script.
 set -eu
 export GLIBC_TUNABLES=glibc.malloc.trim_threshold=268435456:glibc.malloc.mmap_threshold=33554432
 runs=${RUNS:-1}
@@ -41,3 +43,17 @@ while [ "$i" -le "$runs" ]; do
     i=$((i + 1))
 done
 python3 benches/scripts/table.py --runs "$runs"
+# The second method: every input's cells timed with kafka-protocol in the same rounds
+# (examples/same_rounds.rs), pinned to one core, in both profiles; SAME_ROUNDS=0 skips it,
+# SAME_ROUNDS=N sets the rounds per cell (default 101). Criterion times the two libraries
+# apart, and on a shared machine a cell near its target can read either way from one run to
+# the next; the median of the rounds' own ratios does not move with the machine's state.
+rounds=${SAME_ROUNDS:-101}
+if [ "$rounds" != 0 ]; then
+    for profile in release bench-lto; do
+        cargo build -q -p kafka-wire-bench --example same_rounds --profile "$profile"
+        echo
+        echo "Same rounds, $profile profile:"
+        taskset -c 1 "target/$profile/examples/same_rounds" "$rounds"
+    done
+fi
