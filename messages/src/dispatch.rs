@@ -626,7 +626,7 @@ macro_rules! __apis_impl {
             pub fn decode_with_max(frame: &$crate::__private::Bytes, max_size: usize) -> Result<Self, $crate::__private::DecodeError> {
                 let options = $crate::__private::DecodeOptions::DEFAULT
                     .with_limits($crate::__private::DecodeLimits::DEFAULT.max_frame_size(max_size));
-                Self::decode_with_options(frame, &options).map(|d| d.frame)
+                Self::decode_counting(frame, &options, &mut 0)
             }
 
             /// Decodes a whole request frame as [`decode_with_max`](Self::decode_with_max) does,
@@ -636,7 +636,7 @@ macro_rules! __apis_impl {
                 frame: &$crate::__private::Bytes,
                 limits: &$crate::__private::DecodeLimits,
             ) -> Result<Self, $crate::__private::DecodeError> {
-                Self::decode_with_options(frame, &$crate::__private::DecodeOptions::from(*limits)).map(|d| d.frame)
+                Self::decode_counting(frame, &$crate::__private::DecodeOptions::from(*limits), &mut 0)
             }
 
             /// Decodes a whole request frame as [`decode_with_max`](Self::decode_with_max) does,
@@ -647,6 +647,23 @@ macro_rules! __apis_impl {
                 frame: &$crate::__private::Bytes,
                 options: &$crate::__private::DecodeOptions,
             ) -> Result<$crate::__private::DecodedFrame<Self>, $crate::__private::DecodeError> {
+                let mut trailing = 0;
+                match Self::decode_counting(frame, options, &mut trailing) {
+                    Ok(f) => Ok($crate::__private::DecodedFrame::new(f, trailing)),
+                    Err(e) => Err(e),
+                }
+            }
+
+            /// [`decode_with_options`](Self::decode_with_options) returning the frame itself, the
+            /// bytes ignored after it in `trailing`. Every step hands its value on through one
+            /// `match` and the frame is returned as built: with `?` and wrappers between, the
+            /// frame (about 500 bytes, the size of the largest body) was copied out four times
+            /// per decode, a third of a small request's instructions.
+            fn decode_counting(
+                frame: &$crate::__private::Bytes,
+                options: &$crate::__private::DecodeOptions,
+                trailing: &mut usize,
+            ) -> Result<Self, $crate::__private::DecodeError> {
                 let mut r = options.open(frame)?;
                 let (key, version) = $crate::__private::frame::peek_request(frame)?;
                 let api = ApiKey::from_i16(key).ok_or_else(|| {
@@ -666,9 +683,16 @@ macro_rules! __apis_impl {
                 }
                 let header = <$crate::__private::RequestHeader as $crate::__private::KafkaMessage>::decode(&mut r, api.request_header_version(version))
                     .map_err(|e| e.in_part("header"))?;
-                let body = RequestBody::decode(api, version, &mut r).map_err(|e| e.in_part("body"))?;
-                let trailing = options.finish(&r)?;
-                Ok($crate::__private::DecodedFrame::new(RequestFrame { header, body }, trailing))
+                match RequestBody::decode(api, version, &mut r) {
+                    Ok(body) => match options.finish(&r) {
+                        Ok(t) => {
+                            *trailing = t;
+                            Ok(RequestFrame { header, body })
+                        }
+                        Err(e) => Err(e),
+                    },
+                    Err(e) => Err(e.in_part("body")),
+                }
             }
 
             /// Decodes only the request header of a frame, whatever its body: what a broker needs to
@@ -820,7 +844,7 @@ macro_rules! __apis_impl {
             ) -> Result<Self, $crate::__private::DecodeError> {
                 let options = $crate::__private::DecodeOptions::DEFAULT
                     .with_limits($crate::__private::DecodeLimits::DEFAULT.max_frame_size(max_size));
-                Self::decode_with_options(frame, api_key, version, &options).map(|d| d.frame)
+                Self::decode_counting(frame, api_key, version, &options, &mut 0)
             }
 
             /// Decodes a whole response frame as [`decode_with_max`](Self::decode_with_max) does,
@@ -832,8 +856,7 @@ macro_rules! __apis_impl {
                 version: $crate::__private::Version,
                 limits: &$crate::__private::DecodeLimits,
             ) -> Result<Self, $crate::__private::DecodeError> {
-                Self::decode_with_options(frame, api_key, version, &$crate::__private::DecodeOptions::from(*limits))
-                    .map(|d| d.frame)
+                Self::decode_counting(frame, api_key, version, &$crate::__private::DecodeOptions::from(*limits), &mut 0)
             }
 
             /// Decodes a whole response frame as [`decode_with_max`](Self::decode_with_max) does,
@@ -846,6 +869,22 @@ macro_rules! __apis_impl {
                 version: $crate::__private::Version,
                 options: &$crate::__private::DecodeOptions,
             ) -> Result<$crate::__private::DecodedFrame<Self>, $crate::__private::DecodeError> {
+                let mut trailing = 0;
+                match Self::decode_counting(frame, api_key, version, options, &mut trailing) {
+                    Ok(f) => Ok($crate::__private::DecodedFrame::new(f, trailing)),
+                    Err(e) => Err(e),
+                }
+            }
+
+            /// [`decode_with_options`](Self::decode_with_options) returning the frame itself, the
+            /// bytes ignored after it in `trailing` (see `RequestFrame::decode_counting`).
+            fn decode_counting(
+                frame: &$crate::__private::Bytes,
+                api_key: ApiKey,
+                version: $crate::__private::Version,
+                options: &$crate::__private::DecodeOptions,
+                trailing: &mut usize,
+            ) -> Result<Self, $crate::__private::DecodeError> {
                 let mut r = options.open(frame)?;
                 if !api_key.is_compiled() {
                     return Err($crate::__private::not_compiled(api_key.name(), api_key.__facts().features, r.position()));
@@ -855,15 +894,21 @@ macro_rules! __apis_impl {
                 }
                 let header = <$crate::__private::ResponseHeader as $crate::__private::KafkaMessage>::decode(&mut r, api_key.response_header_version(version))
                     .map_err(|e| e.in_part("header"))?;
-                let body = ResponseBody::decode(api_key, version, &mut r).map_err(|e| e.in_part("body"))?;
-                let trailing = options.finish(&r)?;
-                let frame = ResponseFrame {
-                    header,
-                    api_key,
-                    version,
-                    body,
-                };
-                Ok($crate::__private::DecodedFrame::new(frame, trailing))
+                match ResponseBody::decode(api_key, version, &mut r) {
+                    Ok(body) => match options.finish(&r) {
+                        Ok(t) => {
+                            *trailing = t;
+                            Ok(ResponseFrame {
+                                header,
+                                api_key,
+                                version,
+                                body,
+                            })
+                        }
+                        Err(e) => Err(e),
+                    },
+                    Err(e) => Err(e.in_part("body")),
+                }
             }
 
             /// The size of the whole frame, size prefix included.
