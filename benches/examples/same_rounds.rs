@@ -18,7 +18,8 @@
 //!
 //! The operations are the criterion benchmarks' (`benches/codec.rs`): encode into a reused,
 //! cleared vector (one vector for both libraries), decode from shared bytes with the result
-//! dropped inside the timing, and the size computation.
+//! dropped inside the timing, the size computation, and whole request frames decoded
+//! (`frame decode`, four inputs).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -128,6 +129,44 @@ where
     print(name, bytes.len(), "size", &cell);
 }
 
+/// Whole request frame decode (size prefix, header, body), as the criterion `frame_decode`
+/// rows time it: kafka-wire's `RequestFrame::decode` against kafka-protocol's header decode
+/// and `RequestKind` dispatch.
+fn frame_run<T: kafka_protocol::protocol::Request>(
+    name: &str,
+    ours: impl Into<kafka_wire_messages::RequestBody>,
+    theirs: &T,
+    v: i16,
+    rounds: usize,
+) {
+    let frame = request_frame_ours(ours, v);
+    assert!(
+        frame == request_frame_theirs(theirs, v),
+        "{name}: frames differ"
+    );
+    let cell = compare(
+        rounds,
+        &mut || {
+            drop(black_box(
+                kafka_wire_messages::RequestFrame::decode(black_box(&frame)).unwrap(),
+            ))
+        },
+        &mut || {
+            use kafka_protocol::messages::{ApiKey, RequestKind};
+            use kafka_protocol::protocol::decode_request_header_from_buffer;
+            let mut input = black_box(&frame).clone();
+            let size = bytes::Buf::get_i32(&mut input) as usize;
+            assert_eq!(size, input.len());
+            let header = decode_request_header_from_buffer(&mut input).unwrap();
+            let key = ApiKey::try_from(header.request_api_key).unwrap();
+            let body = RequestKind::decode(key, &mut input, header.request_api_version).unwrap();
+            assert!(input.is_empty());
+            drop(black_box((header, body)));
+        },
+    );
+    print(name, frame.len(), "frame decode", &cell);
+}
+
 /// The CPU's model line and family/model numbers (figures are specific to the machine).
 fn cpu() -> String {
     let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
@@ -169,6 +208,20 @@ fn main() {
         };
     }
     for_each_input!(case);
+    // Whole frames, on the inputs the criterion benchmarks decode as frames.
+    macro_rules! frame {
+        ($name:expr, $input:ident) => {
+            if inputs.is_empty() || inputs.contains(&$name) {
+                found = true;
+                let p = $input();
+                frame_run($name, p.ours, &p.theirs, p.version, rounds);
+            }
+        };
+    }
+    frame!("txn_offset_commit_v5_100x100", txn_offset_commit_large);
+    frame!("seed_add_partitions_to_txn_v5", add_partitions_small);
+    frame!("seed_txn_offset_commit_v5", txn_offset_commit_small);
+    frame!("seed_initialize_share_group_state_v0", share_group_small);
     assert!(
         found,
         "input: one of the names in kafka_wire_bench::for_each_input"
