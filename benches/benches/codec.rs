@@ -173,18 +173,7 @@ fn frame_benches<T>(
         b.iter(|| kw::RequestFrame::decode(black_box(&frame)).unwrap())
     });
     g.bench_function("frame_decode/kafka-protocol", |b| {
-        b.iter(|| {
-            use kafka_protocol::messages::{ApiKey, RequestKind};
-            use kafka_protocol::protocol::decode_request_header_from_buffer;
-            let mut input = black_box(&frame).clone();
-            let size = bytes::Buf::get_i32(&mut input) as usize;
-            assert_eq!(size, input.len());
-            let header = decode_request_header_from_buffer(&mut input).unwrap();
-            let key = ApiKey::try_from(header.request_api_key).unwrap();
-            let body = RequestKind::decode(key, &mut input, header.request_api_version).unwrap();
-            assert!(input.is_empty());
-            (header, body)
-        })
+        b.iter(|| request_frame_decode_theirs(black_box(&frame)))
     });
     memcpy(&mut g, "frame_memcpy", frame.len());
     g.finish();

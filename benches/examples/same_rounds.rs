@@ -151,18 +151,7 @@ fn frame_run<T: kafka_protocol::protocol::Request>(
                 kafka_wire_messages::RequestFrame::decode(black_box(&frame)).unwrap(),
             ))
         },
-        &mut || {
-            use kafka_protocol::messages::{ApiKey, RequestKind};
-            use kafka_protocol::protocol::decode_request_header_from_buffer;
-            let mut input = black_box(&frame).clone();
-            let size = bytes::Buf::get_i32(&mut input) as usize;
-            assert_eq!(size, input.len());
-            let header = decode_request_header_from_buffer(&mut input).unwrap();
-            let key = ApiKey::try_from(header.request_api_key).unwrap();
-            let body = RequestKind::decode(key, &mut input, header.request_api_version).unwrap();
-            assert!(input.is_empty());
-            drop(black_box((header, body)));
-        },
+        &mut || drop(black_box(request_frame_decode_theirs(black_box(&frame)))),
     );
     print(name, frame.len(), "frame decode", &cell);
 }

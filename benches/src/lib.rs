@@ -1422,6 +1422,22 @@ pub fn request_frame_theirs<T: kafka_protocol::protocol::Request>(body: &T, vers
     Bytes::from(out)
 }
 
+/// kafka-protocol's decode of a whole request frame, as a client or broker using it writes
+/// one: the size prefix, `decode_request_header_from_buffer`, then `RequestKind::decode` for
+/// the header's API (the benchmarks' `frame_decode` rows time this against
+/// `RequestFrame::decode`).
+pub fn request_frame_decode_theirs(frame: &Bytes) -> (kp::RequestHeader, kp::RequestKind) {
+    use kafka_protocol::protocol::decode_request_header_from_buffer;
+    let mut input = frame.clone();
+    let size = bytes::Buf::get_i32(&mut input) as usize;
+    assert_eq!(size, input.len());
+    let header = decode_request_header_from_buffer(&mut input).unwrap();
+    let key = kp::ApiKey::try_from(header.request_api_key).unwrap();
+    let body = kp::RequestKind::decode(key, &mut input, header.request_api_version).unwrap();
+    assert!(input.is_empty());
+    (header, body)
+}
+
 // ---- the cross-check -------------------------------------------------------------------------
 
 /// Encodes with both libraries, asserts identical bytes and equal sizes, checks that both
