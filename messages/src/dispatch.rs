@@ -655,10 +655,10 @@ macro_rules! __apis_impl {
             }
 
             /// [`decode_with_options`](Self::decode_with_options) returning the frame itself, the
-            /// bytes ignored after it in `trailing`. Every step hands its value on through one
-            /// `match` and the frame is returned as built: with `?` and wrappers between, the
-            /// frame (about 500 bytes, the size of the largest body) was copied out four times
-            /// per decode, a third of a small request's instructions.
+            /// bytes ignored after it in `trailing`, so that `decode` does not take the frame
+            /// out of a `DecodedFrame`: each such move is a copy of about 500 bytes (the size
+            /// of the largest body). Two remain, the body into the frame and the frame into
+            /// the caller's slot: their layouts differ.
             fn decode_counting(
                 frame: &$crate::__private::Bytes,
                 options: &$crate::__private::DecodeOptions,
