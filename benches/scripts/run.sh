@@ -44,16 +44,15 @@ while [ "$i" -le "$runs" ]; do
 done
 python3 benches/scripts/table.py --runs "$runs"
 # The second method: every input's cells timed with kafka-protocol in the same rounds
-# (examples/same_rounds.rs), pinned to one core, in both profiles; SAME_ROUNDS=0 skips it,
-# SAME_ROUNDS=N sets the rounds per cell (default 101). Criterion times the two libraries
-# apart, and on a shared machine a cell near its target can read either way from one run to
-# the next; the median of the rounds' own ratios does not move with the machine's state.
+# (benches/scripts/same_rounds.sh: examples/same_rounds.rs, pinned to one core, in both
+# profiles); SAME_ROUNDS=0 skips it, SAME_ROUNDS=N sets the rounds per cell (default 101),
+# SAME_ROUNDS_PROCESSES=N the processes per profile (default 1 here; the status tables of
+# BENCHMARKS.md use 3). Criterion times the two libraries apart, and on a shared machine a
+# cell near its target can read either way from one run to the next; the median of the
+# rounds' own ratios does not move with the machine's state.
 rounds=${SAME_ROUNDS:-101}
 if [ "$rounds" != 0 ]; then
-    for profile in release bench-lto; do
-        cargo build -q -p kafka-wire-bench --example same_rounds --profile "$profile"
-        echo
-        echo "Same rounds, $profile profile:"
-        taskset -c 1 "target/$profile/examples/same_rounds" "$rounds"
-    done
+    echo
+    echo "Same rounds:"
+    ROUNDS=$rounds PROCESSES=${SAME_ROUNDS_PROCESSES:-1} sh benches/scripts/same_rounds.sh
 fi
