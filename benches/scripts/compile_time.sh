@@ -87,7 +87,7 @@ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 echo "rustc: $(rustc --version)"
 echo "kafka-wire: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo "not a git checkout")"
 
-echo "runs per build: $runs (medians below)"
+[ -n "$llvm_mode" ] || echo "runs per build: $runs (medians below)"
 
 # One timed clean build of crate $1 in profile $2: "wall cpu".
 timed() {

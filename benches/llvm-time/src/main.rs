@@ -177,6 +177,12 @@ fn main() {
     let mut kinds: Vec<_> = by_kind.into_iter().collect();
     kinds.sort_by(|a, b| b.1 .0.total_cmp(&a.1 .0));
     for (k, (t, n)) in kinds {
+        // The time outside any function has no function count.
+        let n = if n == 0 {
+            "-".to_owned()
+        } else {
+            n.to_string()
+        };
         println!("| {k} | {t:.1} | {n} |");
     }
     println!();
