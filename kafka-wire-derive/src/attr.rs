@@ -36,6 +36,10 @@ pub struct StructAttrs {
     /// `latest_version_unstable` (Kafka's `latestVersionUnstable`): the highest version is
     /// still under development.
     pub latest_version_unstable: Flag,
+    /// `outline`: each field is read, written and sized by a call (one function per field
+    /// type) rather than inlined: smaller code that builds faster, for messages off the
+    /// hot path.
+    pub outline: Flag,
 }
 
 /// `#[kafka(...)]` on a field.

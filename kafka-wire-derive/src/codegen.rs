@@ -371,8 +371,19 @@ pub fn generate(s: &Struct) -> TokenStream {
                 field_decls.push(quote_spanned!(sp=> let #mutable #fid: #ty = #def;));
             }
             Layout::Single(gate) => {
-                let put = quote_spanned!(sp=> <#ty as #kw::Fx>::put(&self.#fid, #fst, #b, #i)?;);
-                let size = quote_spanned!(sp=> <#ty as #kw::Fx>::size_in(&self.#fid, #fst));
+                // `outline` structs call each field's template (one copy per field type);
+                // the others inline it, which is faster and compiles slower. Fixed-width
+                // fields stay inline: a load or store and a bounds test, less than a call.
+                let [put_fn, size_fn, get_fn, get_or_fn] =
+                    if s.outline && fixed_width(ty).is_none() {
+                        ["put_out", "size_out", "get_out", "get_or_out"]
+                    } else {
+                        ["put", "size_in", "get", "get_or"]
+                    }
+                    .map(|f| format_ident!("{}", f, span = sp));
+                let put =
+                    quote_spanned!(sp=> <#ty as #kw::Fx>::#put_fn(&self.#fid, #fst, #b, #i)?;);
+                let size = quote_spanned!(sp=> <#ty as #kw::Fx>::#size_fn(&self.#fid, #fst));
                 field_decls.push(quote!(let #mutable #fid));
                 match gate {
                     None => {
@@ -382,7 +393,7 @@ pub fn generate(s: &Struct) -> TokenStream {
                             None => sizes.push(quote!(#sz += #size;)),
                         }
                         field_reads.push(Some(
-                            quote_spanned!(sp=> <#ty as #kw::Fx>::get(#r, #fst, #i)?),
+                            quote_spanned!(sp=> <#ty as #kw::Fx>::#get_fn(#r, #fst, #i)?),
                         ));
                     }
                     Some(g) => {
@@ -390,7 +401,7 @@ pub fn generate(s: &Struct) -> TokenStream {
                         field_writes.push(quote!(if #g { #put } #absent_else));
                         sizes.push(quote!(if #g { #sz += #size; }));
                         field_reads.push(Some(quote_spanned!(sp=>
-                            <#ty as #kw::Fx>::get_or(#r, #fst, #i, #g, #def)?
+                            <#ty as #kw::Fx>::#get_or_fn(#r, #fst, #i, #g, #def)?
                         )));
                     }
                 }

@@ -86,6 +86,25 @@ fn field_level_flexible() {
     }));
 }
 
+/// `outline`: each field that is not fixed-width a call to its type's out-of-line template
+/// (`put_out`, `size_out`, `get_out`, `get_or_out`), a version-gated one included; integers
+/// and the rest as without it.
+#[test]
+fn outline_struct() {
+    insta::assert_snapshot!(pretty(parse_quote! {
+        #[kafka(api_key = 33, request, versions = "0-2", flexible = "2+", outline)]
+        struct AlterThingsRequest {
+            #[kafka(versions = "0+")]
+            name: Str,
+            #[kafka(versions = "1+", default = "-1")]
+            epoch: i32,
+            #[kafka(versions = "0+")]
+            items: Vec<i64>,
+            unknown_tagged_fields: UnknownTaggedFields,
+        }
+    }));
+}
+
 /// On attribute errors: the errors, then the fallback impls.
 #[test]
 fn fallback_on_error() {

@@ -192,6 +192,8 @@ pub struct Struct {
     pub unknown: Option<syn::Ident>,
     /// Kafka's `latestVersionUnstable`.
     pub latest_version_unstable: bool,
+    /// `outline`: field templates called, not inlined.
+    pub outline: bool,
 }
 
 /// Whether `ty` names `ident` or `Self` anywhere (`Vec<Node>`, `Option<Self>`).
@@ -353,6 +355,7 @@ impl Struct {
             fields,
             unknown,
             latest_version_unstable: attrs.latest_version_unstable.is_present(),
+            outline: attrs.outline.is_present(),
         })
     }
 }

@@ -445,6 +445,27 @@ pub trait Fx: Sized {
     /// Reads field `i` when `present` (the version has it), else gives its default.
     fn get_or(r: &mut Reader<'_>, s: St, i: usize, present: bool, default: Self) -> DecRes<Self>;
 
+    /// [`Fx::put`] in one function per field type and buffer, called rather than inlined
+    /// (the derive's `outline` structs): a field is then a call in its struct's body, which
+    /// the optimiser has far less of to work through.
+    fn put_out<B: VecBuf + ?Sized>(&self, s: St, b: &mut B, i: usize) -> EncRes;
+
+    /// [`Fx::size_in`], out of line (see [`Fx::put_out`]).
+    fn size_out(&self, s: St) -> usize;
+
+    /// [`Fx::get`], out of line (see [`Fx::put_out`]).
+    fn get_out(r: &mut Reader<'_>, s: St, i: usize) -> DecRes<Self>;
+
+    /// [`Fx::get_or`], out of line (see [`Fx::put_out`]): the version test stays in the
+    /// caller, so an absent field costs no call.
+    fn get_or_out(
+        r: &mut Reader<'_>,
+        s: St,
+        i: usize,
+        present: bool,
+        default: Self,
+    ) -> DecRes<Self>;
+
     /// Fails when non-ignorable field `i`, which the version does not have, holds a value
     /// other than its default (Kafka's generated code throws `UnsupportedVersionException`).
     fn absent(&self, default: Self, s: St, i: usize) -> EncRes
@@ -540,6 +561,36 @@ impl<T: Field> Fx for T {
     fn get_or(r: &mut Reader<'_>, s: St, i: usize, present: bool, default: Self) -> DecRes<Self> {
         if present {
             Self::get(r, s, i)
+        } else {
+            Ok(default)
+        }
+    }
+
+    #[inline(never)]
+    fn put_out<B: VecBuf + ?Sized>(&self, s: St, b: &mut B, i: usize) -> EncRes {
+        self.put(s, b, i)
+    }
+
+    #[inline(never)]
+    fn size_out(&self, s: St) -> usize {
+        self.size_in(s)
+    }
+
+    #[inline(never)]
+    fn get_out(r: &mut Reader<'_>, s: St, i: usize) -> DecRes<Self> {
+        Self::get(r, s, i)
+    }
+
+    #[inline]
+    fn get_or_out(
+        r: &mut Reader<'_>,
+        s: St,
+        i: usize,
+        present: bool,
+        default: Self,
+    ) -> DecRes<Self> {
+        if present {
+            Self::get_out(r, s, i)
         } else {
             Ok(default)
         }

@@ -894,6 +894,16 @@ fn module_areas(m: &Module) -> Result<Vec<&'static str>, Error> {
         .ok_or_else(|| format!("{}: {} is in no feature area", s.file, s.name))
 }
 
+/// Whether a module's structs are declared `outline` (each field a call, not inlined): those
+/// of APIs and schemas that no client sends or reads on its data path, that is, in neither
+/// `producer` nor `consumer` and not core. Their code is about a third of what LLVM has to
+/// optimise when inlined, at about twice the instructions to encode and half again to
+/// decode (still ahead of kafka-protocol on every input of 1 KB or more); see BENCHMARKS.md,
+/// *Twentieth wave*.
+fn off_hot_path(areas: &[&str]) -> bool {
+    !areas.is_empty() && !areas.iter().any(|a| matches!(*a, "producer" | "consumer"))
+}
+
 /// The `cfg` attribute line of an item compiled in by `areas` (none for a core item).
 fn cfg_line(areas: &[&str]) -> String {
     match areas {
@@ -1252,6 +1262,7 @@ fn module_source(m: &Module) -> Result<(String, Vec<(String, bool)>), Error> {
     let mut uses = BTreeSet::from(["KafkaMessage".to_owned()]);
     let mut body = String::new();
     let mut names = Vec::new();
+    let outline = off_hot_path(&module_areas(m)?);
     for s in &m.schemas {
         let flexible = &s.flexible_versions;
         let mut attrs = Vec::new();
@@ -1263,6 +1274,9 @@ fn module_source(m: &Module) -> Result<(String, Vec<(String, bool)>), Error> {
         attrs.push(format!("flexible = {flexible:?}"));
         if s.latest_version_unstable && METADATA_ATTRS {
             attrs.push("latest_version_unstable".into());
+        }
+        if outline {
+            attrs.push("outline".into());
         }
         let doc = match s.api_key {
             Some(k) => format!(
@@ -1306,6 +1320,9 @@ fn module_source(m: &Module) -> Result<(String, Vec<(String, bool)>), Error> {
         ];
         if let Some(k) = &kafka {
             attrs.push(format!("name = {k:?}"));
+        }
+        if outline {
+            attrs.push("outline".into());
         }
         let mut doc = vec![format!(
             "{}{}, versions {}.",

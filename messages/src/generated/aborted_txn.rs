@@ -14,7 +14,7 @@ use kafka_wire::KafkaMessage;
 
 /// Kafka's `AbortedTxn.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0", flexible = "none")]
+#[kafka(versions = "0", flexible = "none", outline)]
 pub struct AbortedTxn {
     /// The producer id associated with the aborted transaction
     #[kafka(versions = "0+")]

@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The AddRaftVoter request (API key 80): Kafka's `AddRaftVoterRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 80, request, versions = "0-1", flexible = "0+")]
+#[kafka(api_key = 80, request, versions = "0-1", flexible = "0+", outline)]
 pub struct AddRaftVoterRequest {
     /// The cluster id.
     #[kafka(versions = "0+", nullable = "0+")]
@@ -40,7 +40,7 @@ pub struct AddRaftVoterRequest {
 
 /// The AddRaftVoter response (API key 80): Kafka's `AddRaftVoterResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 80, response, versions = "0-1", flexible = "0+")]
+#[kafka(api_key = 80, response, versions = "0-1", flexible = "0+", outline)]
 pub struct AddRaftVoterResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -59,7 +59,7 @@ pub struct AddRaftVoterResponse {
 ///
 /// The endpoints that can be used to communicate with the voter.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Listener {
     /// The name of the endpoint.
     #[kafka(versions = "0+", map_key)]

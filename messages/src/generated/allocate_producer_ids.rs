@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, UnknownTaggedFields};
 
 /// The AllocateProducerIds request (API key 67): Kafka's `AllocateProducerIdsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 67, request, versions = "0", flexible = "0+")]
+#[kafka(api_key = 67, request, versions = "0", flexible = "0+", outline)]
 pub struct AllocateProducerIdsRequest {
     /// The ID of the requesting broker.
     #[kafka(versions = "0+", entity_type = "brokerId")]
@@ -28,7 +28,7 @@ pub struct AllocateProducerIdsRequest {
 
 /// The AllocateProducerIds response (API key 67): Kafka's `AllocateProducerIdsResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 67, response, versions = "0", flexible = "0+")]
+#[kafka(api_key = 67, response, versions = "0", flexible = "0+", outline)]
 pub struct AllocateProducerIdsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]

@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The AlterClientQuotas request (API key 49): Kafka's `AlterClientQuotasRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 49, request, versions = "0-1", flexible = "1+")]
+#[kafka(api_key = 49, request, versions = "0-1", flexible = "1+", outline)]
 pub struct AlterClientQuotasRequest {
     /// The quota configuration entries to alter.
     #[kafka(versions = "0+")]
@@ -28,7 +28,7 @@ pub struct AlterClientQuotasRequest {
 
 /// The AlterClientQuotas response (API key 49): Kafka's `AlterClientQuotasResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 49, response, versions = "0-1", flexible = "1+")]
+#[kafka(api_key = 49, response, versions = "0-1", flexible = "1+", outline)]
 pub struct AlterClientQuotasResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -44,7 +44,7 @@ pub struct AlterClientQuotasResponse {
 ///
 /// The quota configuration entries to alter.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "1+", name = "EntryData")]
+#[kafka(versions = "0+", flexible = "1+", name = "EntryData", outline)]
 pub struct AlterClientQuotasRequestEntryData {
     /// The quota entity to alter.
     #[kafka(versions = "0+")]
@@ -60,7 +60,7 @@ pub struct AlterClientQuotasRequestEntryData {
 ///
 /// The quota entity to alter.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "1+")]
+#[kafka(versions = "0+", flexible = "1+", outline)]
 pub struct EntityData {
     /// The entity type.
     #[kafka(versions = "0+")]
@@ -76,7 +76,7 @@ pub struct EntityData {
 ///
 /// An individual quota configuration entry to alter.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "1+")]
+#[kafka(versions = "0+", flexible = "1+", outline)]
 pub struct OpData {
     /// The quota configuration key.
     #[kafka(versions = "0+")]
@@ -95,7 +95,7 @@ pub struct OpData {
 ///
 /// The quota configuration entries to alter.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "1+", name = "EntryData")]
+#[kafka(versions = "0+", flexible = "1+", name = "EntryData", outline)]
 pub struct AlterClientQuotasResponseEntryData {
     /// The error code, or `0` if the quota alteration succeeded.
     #[kafka(versions = "0+")]

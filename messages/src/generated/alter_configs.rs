@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The AlterConfigs request (API key 33): Kafka's `AlterConfigsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 33, request, versions = "0-2", flexible = "2+")]
+#[kafka(api_key = 33, request, versions = "0-2", flexible = "2+", outline)]
 pub struct AlterConfigsRequest {
     /// The updates for each resource.
     #[kafka(versions = "0+")]
@@ -28,7 +28,7 @@ pub struct AlterConfigsRequest {
 
 /// The AlterConfigs response (API key 33): Kafka's `AlterConfigsResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 33, response, versions = "0-2", flexible = "2+")]
+#[kafka(api_key = 33, response, versions = "0-2", flexible = "2+", outline)]
 pub struct AlterConfigsResponse {
     /// Duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -44,7 +44,7 @@ pub struct AlterConfigsResponse {
 ///
 /// The updates for each resource.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct AlterConfigsResource {
     /// The resource type.
     #[kafka(versions = "0+", map_key)]
@@ -63,7 +63,7 @@ pub struct AlterConfigsResource {
 ///
 /// The configurations.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct AlterableConfig {
     /// The configuration key name.
     #[kafka(versions = "0+", map_key)]
@@ -79,7 +79,7 @@ pub struct AlterableConfig {
 ///
 /// The responses for each resource.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct AlterConfigsResourceResponse {
     /// The resource error code.
     #[kafka(versions = "0+")]

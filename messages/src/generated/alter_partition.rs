@@ -14,7 +14,7 @@ use kafka_wire::{FixedArray, KafkaMessage, UnknownTaggedFields, Uuid};
 
 /// The AlterPartition request (API key 56): Kafka's `AlterPartitionRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 56, request, versions = "2-3", flexible = "0+")]
+#[kafka(api_key = 56, request, versions = "2-3", flexible = "0+", outline)]
 pub struct AlterPartitionRequest {
     /// The ID of the requesting broker.
     #[kafka(versions = "0+", entity_type = "brokerId")]
@@ -31,7 +31,7 @@ pub struct AlterPartitionRequest {
 
 /// The AlterPartition response (API key 56): Kafka's `AlterPartitionResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 56, response, versions = "2-3", flexible = "0+")]
+#[kafka(api_key = 56, response, versions = "2-3", flexible = "0+", outline)]
 pub struct AlterPartitionResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -50,7 +50,7 @@ pub struct AlterPartitionResponse {
 ///
 /// The topics to alter ISRs for.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", name = "TopicData")]
+#[kafka(versions = "0+", flexible = "0+", name = "TopicData", outline)]
 pub struct AlterPartitionRequestTopicData {
     /// The ID of the topic to alter ISRs for.
     #[kafka(versions = "2+", ignorable)]
@@ -66,7 +66,7 @@ pub struct AlterPartitionRequestTopicData {
 ///
 /// The partitions to alter ISRs for.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", name = "PartitionData")]
+#[kafka(versions = "0+", flexible = "0+", name = "PartitionData", outline)]
 pub struct AlterPartitionRequestPartitionData {
     /// The partition index.
     #[kafka(versions = "0+")]
@@ -94,7 +94,7 @@ pub struct AlterPartitionRequestPartitionData {
 ///
 /// The ISR for this partition.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "3+", flexible = "0+")]
+#[kafka(versions = "3+", flexible = "0+", outline)]
 pub struct BrokerState {
     /// The ID of the broker.
     #[kafka(versions = "3+", entity_type = "brokerId")]
@@ -110,7 +110,7 @@ pub struct BrokerState {
 ///
 /// The responses for each topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", name = "TopicData")]
+#[kafka(versions = "0+", flexible = "0+", name = "TopicData", outline)]
 pub struct AlterPartitionResponseTopicData {
     /// The ID of the topic.
     #[kafka(versions = "2+", ignorable)]
@@ -126,7 +126,7 @@ pub struct AlterPartitionResponseTopicData {
 ///
 /// The responses for each partition.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", name = "PartitionData")]
+#[kafka(versions = "0+", flexible = "0+", name = "PartitionData", outline)]
 pub struct AlterPartitionResponsePartitionData {
     /// The partition index.
     #[kafka(versions = "0+")]

@@ -14,7 +14,7 @@ use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The AlterPartitionReassignments request (API key 45): Kafka's `AlterPartitionReassignmentsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 45, request, versions = "0-1", flexible = "0+")]
+#[kafka(api_key = 45, request, versions = "0-1", flexible = "0+", outline)]
 pub struct AlterPartitionReassignmentsRequest {
     /// The time in ms to wait for the request to complete.
     #[kafka(versions = "0+", default = "60000")]
@@ -31,7 +31,7 @@ pub struct AlterPartitionReassignmentsRequest {
 
 /// The AlterPartitionReassignments response (API key 45): Kafka's `AlterPartitionReassignmentsResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 45, response, versions = "0-1", flexible = "0+")]
+#[kafka(api_key = 45, response, versions = "0-1", flexible = "0+", outline)]
 pub struct AlterPartitionReassignmentsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -56,7 +56,7 @@ pub struct AlterPartitionReassignmentsResponse {
 ///
 /// The topics to reassign.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct ReassignableTopic {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName")]
@@ -72,7 +72,7 @@ pub struct ReassignableTopic {
 ///
 /// The partitions to reassign.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct ReassignablePartition {
     /// The partition index.
     #[kafka(versions = "0+")]
@@ -93,7 +93,7 @@ pub struct ReassignablePartition {
 ///
 /// The responses to topics to reassign.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct ReassignableTopicResponse {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName")]
@@ -109,7 +109,7 @@ pub struct ReassignableTopicResponse {
 ///
 /// The responses to partitions to reassign.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct ReassignablePartitionResponse {
     /// The partition index.
     #[kafka(versions = "0+")]

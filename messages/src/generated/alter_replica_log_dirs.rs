@@ -14,7 +14,7 @@ use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The AlterReplicaLogDirs request (API key 34): Kafka's `AlterReplicaLogDirsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 34, request, versions = "1-2", flexible = "2+")]
+#[kafka(api_key = 34, request, versions = "1-2", flexible = "2+", outline)]
 pub struct AlterReplicaLogDirsRequest {
     /// The alterations to make for each directory.
     #[kafka(versions = "0+")]
@@ -25,7 +25,7 @@ pub struct AlterReplicaLogDirsRequest {
 
 /// The AlterReplicaLogDirs response (API key 34): Kafka's `AlterReplicaLogDirsResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 34, response, versions = "1-2", flexible = "2+")]
+#[kafka(api_key = 34, response, versions = "1-2", flexible = "2+", outline)]
 pub struct AlterReplicaLogDirsResponse {
     /// Duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -41,7 +41,7 @@ pub struct AlterReplicaLogDirsResponse {
 ///
 /// The alterations to make for each directory.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct AlterReplicaLogDir {
     /// The absolute directory path.
     #[kafka(versions = "0+", map_key)]
@@ -57,7 +57,7 @@ pub struct AlterReplicaLogDir {
 ///
 /// The topics to add to the directory.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct AlterReplicaLogDirTopic {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName", map_key)]
@@ -73,7 +73,7 @@ pub struct AlterReplicaLogDirTopic {
 ///
 /// The results for each topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct AlterReplicaLogDirTopicResult {
     /// The name of the topic.
     #[kafka(versions = "0+", entity_type = "topicName")]
@@ -89,7 +89,7 @@ pub struct AlterReplicaLogDirTopicResult {
 ///
 /// The results for each partition.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct AlterReplicaLogDirPartitionResult {
     /// The partition index.
     #[kafka(versions = "0+")]

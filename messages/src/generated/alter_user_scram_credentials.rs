@@ -14,7 +14,7 @@ use kafka_wire::{Bytes, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The AlterUserScramCredentials request (API key 51): Kafka's `AlterUserScramCredentialsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 51, request, versions = "0", flexible = "0+")]
+#[kafka(api_key = 51, request, versions = "0", flexible = "0+", outline)]
 pub struct AlterUserScramCredentialsRequest {
     /// The SCRAM credentials to remove.
     #[kafka(versions = "0+")]
@@ -28,7 +28,7 @@ pub struct AlterUserScramCredentialsRequest {
 
 /// The AlterUserScramCredentials response (API key 51): Kafka's `AlterUserScramCredentialsResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 51, response, versions = "0", flexible = "0+")]
+#[kafka(api_key = 51, response, versions = "0", flexible = "0+", outline)]
 pub struct AlterUserScramCredentialsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -44,7 +44,7 @@ pub struct AlterUserScramCredentialsResponse {
 ///
 /// The SCRAM credentials to remove.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct ScramCredentialDeletion {
     /// The user name.
     #[kafka(versions = "0+")]
@@ -60,7 +60,7 @@ pub struct ScramCredentialDeletion {
 ///
 /// The SCRAM credentials to update/insert.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct ScramCredentialUpsertion {
     /// The user name.
     #[kafka(versions = "0+")]
@@ -85,7 +85,7 @@ pub struct ScramCredentialUpsertion {
 ///
 /// The results for deletions and alterations, one per affected user.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct AlterUserScramCredentialsResult {
     /// The user name.
     #[kafka(versions = "0+")]

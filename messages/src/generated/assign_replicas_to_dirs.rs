@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, UnknownTaggedFields, Uuid};
 
 /// The AssignReplicasToDirs request (API key 73): Kafka's `AssignReplicasToDirsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 73, request, versions = "0", flexible = "0+")]
+#[kafka(api_key = 73, request, versions = "0", flexible = "0+", outline)]
 pub struct AssignReplicasToDirsRequest {
     /// The ID of the requesting broker.
     #[kafka(versions = "0+", entity_type = "brokerId")]
@@ -31,7 +31,7 @@ pub struct AssignReplicasToDirsRequest {
 
 /// The AssignReplicasToDirs response (API key 73): Kafka's `AssignReplicasToDirsResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 73, response, versions = "0", flexible = "0+")]
+#[kafka(api_key = 73, response, versions = "0", flexible = "0+", outline)]
 pub struct AssignReplicasToDirsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -50,7 +50,7 @@ pub struct AssignReplicasToDirsResponse {
 ///
 /// The directories to which replicas should be assigned.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", name = "DirectoryData")]
+#[kafka(versions = "0+", flexible = "0+", name = "DirectoryData", outline)]
 pub struct AssignReplicasToDirsRequestDirectoryData {
     /// The ID of the directory.
     #[kafka(versions = "0+")]
@@ -66,7 +66,7 @@ pub struct AssignReplicasToDirsRequestDirectoryData {
 ///
 /// The topics assigned to the directory.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", name = "TopicData")]
+#[kafka(versions = "0+", flexible = "0+", name = "TopicData", outline)]
 pub struct AssignReplicasToDirsRequestTopicData {
     /// The ID of the assigned topic.
     #[kafka(versions = "0+")]
@@ -82,7 +82,7 @@ pub struct AssignReplicasToDirsRequestTopicData {
 ///
 /// The partitions assigned to the directory.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", name = "PartitionData")]
+#[kafka(versions = "0+", flexible = "0+", name = "PartitionData", outline)]
 pub struct AssignReplicasToDirsRequestPartitionData {
     /// The partition index.
     #[kafka(versions = "0+")]
@@ -95,7 +95,7 @@ pub struct AssignReplicasToDirsRequestPartitionData {
 ///
 /// The list of directories and their assigned partitions.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", name = "DirectoryData")]
+#[kafka(versions = "0+", flexible = "0+", name = "DirectoryData", outline)]
 pub struct AssignReplicasToDirsResponseDirectoryData {
     /// The ID of the directory.
     #[kafka(versions = "0+")]
@@ -111,7 +111,7 @@ pub struct AssignReplicasToDirsResponseDirectoryData {
 ///
 /// The list of topics and their assigned partitions.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", name = "TopicData")]
+#[kafka(versions = "0+", flexible = "0+", name = "TopicData", outline)]
 pub struct AssignReplicasToDirsResponseTopicData {
     /// The ID of the assigned topic.
     #[kafka(versions = "0+")]
@@ -127,7 +127,7 @@ pub struct AssignReplicasToDirsResponseTopicData {
 ///
 /// The list of assigned partitions.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", name = "PartitionData")]
+#[kafka(versions = "0+", flexible = "0+", name = "PartitionData", outline)]
 pub struct AssignReplicasToDirsResponsePartitionData {
     /// The partition index.
     #[kafka(versions = "0+")]

@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The BeginQuorumEpoch request (API key 53): Kafka's `BeginQuorumEpochRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 53, request, versions = "0-1", flexible = "1+")]
+#[kafka(api_key = 53, request, versions = "0-1", flexible = "1+", outline)]
 pub struct BeginQuorumEpochRequest {
     /// The cluster id.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
@@ -34,7 +34,7 @@ pub struct BeginQuorumEpochRequest {
 
 /// The BeginQuorumEpoch response (API key 53): Kafka's `BeginQuorumEpochResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 53, response, versions = "0-1", flexible = "1+")]
+#[kafka(api_key = 53, response, versions = "0-1", flexible = "1+", outline)]
 pub struct BeginQuorumEpochResponse {
     /// The top level error code.
     #[kafka(versions = "0+")]
@@ -53,7 +53,7 @@ pub struct BeginQuorumEpochResponse {
 ///
 /// The topics.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "1+", name = "TopicData")]
+#[kafka(versions = "0+", flexible = "1+", name = "TopicData", outline)]
 pub struct BeginQuorumEpochRequestTopicData {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName")]
@@ -69,7 +69,7 @@ pub struct BeginQuorumEpochRequestTopicData {
 ///
 /// The partitions.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "1+", name = "PartitionData")]
+#[kafka(versions = "0+", flexible = "1+", name = "PartitionData", outline)]
 pub struct BeginQuorumEpochRequestPartitionData {
     /// The partition index.
     #[kafka(versions = "0+")]
@@ -91,7 +91,7 @@ pub struct BeginQuorumEpochRequestPartitionData {
 ///
 /// Endpoints for the leader.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "1+", flexible = "1+")]
+#[kafka(versions = "1+", flexible = "1+", outline)]
 pub struct LeaderEndpoint {
     /// The name of the endpoint.
     #[kafka(versions = "1+", map_key)]
@@ -110,7 +110,7 @@ pub struct LeaderEndpoint {
 ///
 /// The topic data.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "1+", name = "TopicData")]
+#[kafka(versions = "0+", flexible = "1+", name = "TopicData", outline)]
 pub struct BeginQuorumEpochResponseTopicData {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName")]
@@ -126,7 +126,7 @@ pub struct BeginQuorumEpochResponseTopicData {
 ///
 /// The partition data.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "1+", name = "PartitionData")]
+#[kafka(versions = "0+", flexible = "1+", name = "PartitionData", outline)]
 pub struct BeginQuorumEpochResponsePartitionData {
     /// The partition index.
     #[kafka(versions = "0+")]
@@ -148,7 +148,7 @@ pub struct BeginQuorumEpochResponsePartitionData {
 ///
 /// Endpoints for all leaders enumerated in PartitionData.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "1+", flexible = "1+")]
+#[kafka(versions = "1+", flexible = "1+", outline)]
 pub struct NodeEndpoint {
     /// The ID of the associated node.
     #[kafka(versions = "1+", entity_type = "brokerId", map_key)]

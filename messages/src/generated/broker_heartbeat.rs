@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, UnknownTaggedFields, Uuid};
 
 /// The BrokerHeartbeat request (API key 63): Kafka's `BrokerHeartbeatRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 63, request, versions = "0-2", flexible = "0+")]
+#[kafka(api_key = 63, request, versions = "0-2", flexible = "0+", outline)]
 pub struct BrokerHeartbeatRequest {
     /// The broker ID.
     #[kafka(versions = "0+", entity_type = "brokerId")]
@@ -49,7 +49,7 @@ pub struct BrokerHeartbeatRequest {
 
 /// The BrokerHeartbeat response (API key 63): Kafka's `BrokerHeartbeatResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 63, response, versions = "0-2", flexible = "0+")]
+#[kafka(api_key = 63, response, versions = "0-2", flexible = "0+", outline)]
 pub struct BrokerHeartbeatResponse {
     /// Duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]

@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The BrokerRegistration request (API key 62): Kafka's `BrokerRegistrationRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 62, request, versions = "0-4", flexible = "0+")]
+#[kafka(api_key = 62, request, versions = "0-4", flexible = "0+", outline)]
 pub struct BrokerRegistrationRequest {
     /// The broker ID.
     #[kafka(versions = "0+", entity_type = "brokerId")]
@@ -49,7 +49,7 @@ pub struct BrokerRegistrationRequest {
 
 /// The BrokerRegistration response (API key 62): Kafka's `BrokerRegistrationResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 62, response, versions = "0-4", flexible = "0+")]
+#[kafka(api_key = 62, response, versions = "0-4", flexible = "0+", outline)]
 pub struct BrokerRegistrationResponse {
     /// Duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -68,7 +68,7 @@ pub struct BrokerRegistrationResponse {
 ///
 /// The listeners of this broker.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Listener {
     /// The name of the endpoint.
     #[kafka(versions = "0+", map_key)]
@@ -90,7 +90,7 @@ pub struct Listener {
 ///
 /// The features on this broker. Note: in v0-v3, features with MinSupportedVersion = 0 are omitted.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Feature {
     /// The feature name.
     #[kafka(versions = "0+", map_key)]

@@ -14,7 +14,7 @@ use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The ConsumerGroupDescribe request (API key 69): Kafka's `ConsumerGroupDescribeRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 69, request, versions = "0-1", flexible = "0+")]
+#[kafka(api_key = 69, request, versions = "0-1", flexible = "0+", outline)]
 pub struct ConsumerGroupDescribeRequest {
     /// The ids of the groups to describe.
     #[kafka(versions = "0+", entity_type = "groupId")]
@@ -28,7 +28,7 @@ pub struct ConsumerGroupDescribeRequest {
 
 /// The ConsumerGroupDescribe response (API key 69): Kafka's `ConsumerGroupDescribeResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 69, response, versions = "0-1", flexible = "0+")]
+#[kafka(api_key = 69, response, versions = "0-1", flexible = "0+", outline)]
 pub struct ConsumerGroupDescribeResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -44,7 +44,7 @@ pub struct ConsumerGroupDescribeResponse {
 ///
 /// Each described group.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct DescribedGroup {
     /// The describe error, or 0 if there was no error.
     #[kafka(versions = "0+")]
@@ -81,7 +81,7 @@ pub struct DescribedGroup {
 ///
 /// The members.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Member {
     /// The member ID.
     #[kafka(versions = "0+")]
@@ -122,7 +122,7 @@ pub struct Member {
 
 /// A common struct of `ConsumerGroupDescribeResponse`, versions 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TopicPartitions {
     /// The topic ID.
     #[kafka(versions = "0+")]
@@ -139,7 +139,7 @@ pub struct TopicPartitions {
 
 /// A common struct of `ConsumerGroupDescribeResponse`, versions 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Assignment {
     /// The assigned topic-partitions to the member.
     #[kafka(versions = "0+")]

@@ -14,7 +14,7 @@ use kafka_wire::KafkaMessage;
 
 /// Kafka's `ControlRecordTypeSchema.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0", flexible = "none")]
+#[kafka(versions = "0", flexible = "none", outline)]
 pub struct ControlRecordTypeSchema {
     /// The type of the control record, such as commit or abort
     #[kafka(versions = "0+")]

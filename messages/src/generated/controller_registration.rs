@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The ControllerRegistration request (API key 70): Kafka's `ControllerRegistrationRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 70, request, versions = "0", flexible = "0+")]
+#[kafka(api_key = 70, request, versions = "0", flexible = "0+", outline)]
 pub struct ControllerRegistrationRequest {
     /// The ID of the controller to register.
     #[kafka(versions = "0+")]
@@ -37,7 +37,7 @@ pub struct ControllerRegistrationRequest {
 
 /// The ControllerRegistration response (API key 70): Kafka's `ControllerRegistrationResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 70, response, versions = "0", flexible = "0+")]
+#[kafka(api_key = 70, response, versions = "0", flexible = "0+", outline)]
 pub struct ControllerRegistrationResponse {
     /// Duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -56,7 +56,7 @@ pub struct ControllerRegistrationResponse {
 ///
 /// The listeners of this controller.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Listener {
     /// The name of the endpoint.
     #[kafka(versions = "0+", map_key)]
@@ -78,7 +78,7 @@ pub struct Listener {
 ///
 /// The features on this controller.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Feature {
     /// The feature name.
     #[kafka(versions = "0+", map_key)]

@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The CreateAcls request (API key 30): Kafka's `CreateAclsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 30, request, versions = "1-3", flexible = "2+")]
+#[kafka(api_key = 30, request, versions = "1-3", flexible = "2+", outline)]
 pub struct CreateAclsRequest {
     /// The ACLs that we want to create.
     #[kafka(versions = "0+")]
@@ -25,7 +25,7 @@ pub struct CreateAclsRequest {
 
 /// The CreateAcls response (API key 30): Kafka's `CreateAclsResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 30, response, versions = "1-3", flexible = "2+")]
+#[kafka(api_key = 30, response, versions = "1-3", flexible = "2+", outline)]
 pub struct CreateAclsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -41,7 +41,7 @@ pub struct CreateAclsResponse {
 ///
 /// The ACLs that we want to create.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct AclCreation {
     /// The type of the resource.
     #[kafka(versions = "0+")]
@@ -72,7 +72,7 @@ pub struct AclCreation {
 ///
 /// The results for each ACL creation.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct AclCreationResult {
     /// The result error, or zero if there was no error.
     #[kafka(versions = "0+")]

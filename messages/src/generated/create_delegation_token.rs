@@ -14,7 +14,7 @@ use kafka_wire::{Bytes, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The CreateDelegationToken request (API key 38): Kafka's `CreateDelegationTokenRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 38, request, versions = "1-3", flexible = "2+")]
+#[kafka(api_key = 38, request, versions = "1-3", flexible = "2+", outline)]
 pub struct CreateDelegationTokenRequest {
     /// The principal type of the owner of the token. If it's null it defaults to the token request principal.
     #[kafka(versions = "3+", nullable = "3+")]
@@ -34,7 +34,7 @@ pub struct CreateDelegationTokenRequest {
 
 /// The CreateDelegationToken response (API key 38): Kafka's `CreateDelegationTokenResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 38, response, versions = "1-3", flexible = "2+")]
+#[kafka(api_key = 38, response, versions = "1-3", flexible = "2+", outline)]
 pub struct CreateDelegationTokenResponse {
     /// The top-level error, or zero if there was no error.
     #[kafka(versions = "0+")]
@@ -77,7 +77,7 @@ pub struct CreateDelegationTokenResponse {
 ///
 /// A list of those who are allowed to renew this token before it expires.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct CreatableRenewers {
     /// The type of the Kafka principal.
     #[kafka(versions = "0+")]

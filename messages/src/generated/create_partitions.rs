@@ -14,7 +14,7 @@ use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The CreatePartitions request (API key 37): Kafka's `CreatePartitionsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 37, request, versions = "0-3", flexible = "2+")]
+#[kafka(api_key = 37, request, versions = "0-3", flexible = "2+", outline)]
 pub struct CreatePartitionsRequest {
     /// Each topic that we want to create new partitions inside.
     #[kafka(versions = "0+")]
@@ -31,7 +31,7 @@ pub struct CreatePartitionsRequest {
 
 /// The CreatePartitions response (API key 37): Kafka's `CreatePartitionsResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 37, response, versions = "0-3", flexible = "2+")]
+#[kafka(api_key = 37, response, versions = "0-3", flexible = "2+", outline)]
 pub struct CreatePartitionsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -47,7 +47,7 @@ pub struct CreatePartitionsResponse {
 ///
 /// Each topic that we want to create new partitions inside.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct CreatePartitionsTopic {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName", map_key)]
@@ -66,7 +66,7 @@ pub struct CreatePartitionsTopic {
 ///
 /// The new partition assignments.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct CreatePartitionsAssignment {
     /// The assigned broker IDs.
     #[kafka(versions = "0+", entity_type = "brokerId")]
@@ -79,7 +79,7 @@ pub struct CreatePartitionsAssignment {
 ///
 /// The partition creation results for each topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct CreatePartitionsTopicResult {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName")]

@@ -14,7 +14,7 @@ use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The CreateTopics request (API key 19): Kafka's `CreateTopicsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 19, request, versions = "2-7", flexible = "5+")]
+#[kafka(api_key = 19, request, versions = "2-7", flexible = "5+", outline)]
 pub struct CreateTopicsRequest {
     /// The topics to create.
     #[kafka(versions = "0+")]
@@ -31,7 +31,7 @@ pub struct CreateTopicsRequest {
 
 /// The CreateTopics response (API key 19): Kafka's `CreateTopicsResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 19, response, versions = "2-7", flexible = "5+")]
+#[kafka(api_key = 19, response, versions = "2-7", flexible = "5+", outline)]
 pub struct CreateTopicsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "2+", ignorable)]
@@ -47,7 +47,7 @@ pub struct CreateTopicsResponse {
 ///
 /// The topics to create.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "5+")]
+#[kafka(versions = "0+", flexible = "5+", outline)]
 pub struct CreatableTopic {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName", map_key)]
@@ -72,7 +72,7 @@ pub struct CreatableTopic {
 ///
 /// The manual partition assignment, or the empty array if we are using automatic assignment.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "5+")]
+#[kafka(versions = "0+", flexible = "5+", outline)]
 pub struct CreatableReplicaAssignment {
     /// The partition index.
     #[kafka(versions = "0+", map_key)]
@@ -88,7 +88,7 @@ pub struct CreatableReplicaAssignment {
 ///
 /// The custom topic configurations to set.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "5+")]
+#[kafka(versions = "0+", flexible = "5+", outline)]
 pub struct CreatableTopicConfig {
     /// The configuration name.
     #[kafka(versions = "0+", map_key)]
@@ -104,7 +104,7 @@ pub struct CreatableTopicConfig {
 ///
 /// Results for each topic we tried to create.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "5+")]
+#[kafka(versions = "0+", flexible = "5+", outline)]
 pub struct CreatableTopicResult {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName", map_key)]
@@ -138,7 +138,7 @@ pub struct CreatableTopicResult {
 ///
 /// Configuration of the topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "5+", flexible = "5+")]
+#[kafka(versions = "5+", flexible = "5+", outline)]
 pub struct CreatableTopicConfigs {
     /// The configuration name.
     #[kafka(versions = "5+")]

@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// Kafka's `DefaultPrincipalData.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0", flexible = "0+")]
+#[kafka(versions = "0", flexible = "0+", outline)]
 pub struct DefaultPrincipalData {
     /// The principal type.
     #[kafka(versions = "0+")]

@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The DeleteAcls request (API key 31): Kafka's `DeleteAclsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 31, request, versions = "1-3", flexible = "2+")]
+#[kafka(api_key = 31, request, versions = "1-3", flexible = "2+", outline)]
 pub struct DeleteAclsRequest {
     /// The filters to use when deleting ACLs.
     #[kafka(versions = "0+")]
@@ -25,7 +25,7 @@ pub struct DeleteAclsRequest {
 
 /// The DeleteAcls response (API key 31): Kafka's `DeleteAclsResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 31, response, versions = "1-3", flexible = "2+")]
+#[kafka(api_key = 31, response, versions = "1-3", flexible = "2+", outline)]
 pub struct DeleteAclsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -41,7 +41,7 @@ pub struct DeleteAclsResponse {
 ///
 /// The filters to use when deleting ACLs.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct DeleteAclsFilter {
     /// The resource type.
     #[kafka(versions = "0+")]
@@ -72,7 +72,7 @@ pub struct DeleteAclsFilter {
 ///
 /// The results for each filter.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct DeleteAclsFilterResult {
     /// The error code, or 0 if the filter succeeded.
     #[kafka(versions = "0+")]
@@ -91,7 +91,7 @@ pub struct DeleteAclsFilterResult {
 ///
 /// The ACLs which matched this filter.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct DeleteAclsMatchingAcl {
     /// The deletion error code, or 0 if the deletion succeeded.
     #[kafka(versions = "0+")]

@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The DeleteGroups request (API key 42): Kafka's `DeleteGroupsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 42, request, versions = "0-3", flexible = "2+")]
+#[kafka(api_key = 42, request, versions = "0-3", flexible = "2+", outline)]
 pub struct DeleteGroupsRequest {
     /// The group names to delete.
     #[kafka(versions = "0+", entity_type = "groupId")]
@@ -25,7 +25,7 @@ pub struct DeleteGroupsRequest {
 
 /// The DeleteGroups response (API key 42): Kafka's `DeleteGroupsResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 42, response, versions = "0-3", flexible = "2+")]
+#[kafka(api_key = 42, response, versions = "0-3", flexible = "2+", outline)]
 pub struct DeleteGroupsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -41,7 +41,7 @@ pub struct DeleteGroupsResponse {
 ///
 /// The deletion results.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct DeletableGroupResult {
     /// The group id.
     #[kafka(versions = "0+", entity_type = "groupId", map_key)]

@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The DeleteRecords request (API key 21): Kafka's `DeleteRecordsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 21, request, versions = "0-2", flexible = "2+")]
+#[kafka(api_key = 21, request, versions = "0-2", flexible = "2+", outline)]
 pub struct DeleteRecordsRequest {
     /// Each topic that we want to delete records from.
     #[kafka(versions = "0+")]
@@ -28,7 +28,7 @@ pub struct DeleteRecordsRequest {
 
 /// The DeleteRecords response (API key 21): Kafka's `DeleteRecordsResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 21, response, versions = "0-2", flexible = "2+")]
+#[kafka(api_key = 21, response, versions = "0-2", flexible = "2+", outline)]
 pub struct DeleteRecordsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -44,7 +44,7 @@ pub struct DeleteRecordsResponse {
 ///
 /// Each topic that we want to delete records from.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct DeleteRecordsTopic {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName")]
@@ -60,7 +60,7 @@ pub struct DeleteRecordsTopic {
 ///
 /// Each partition that we want to delete records from.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct DeleteRecordsPartition {
     /// The partition index.
     #[kafka(versions = "0+")]
@@ -76,7 +76,7 @@ pub struct DeleteRecordsPartition {
 ///
 /// Each topic that we wanted to delete records from.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct DeleteRecordsTopicResult {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName", map_key)]
@@ -92,7 +92,7 @@ pub struct DeleteRecordsTopicResult {
 ///
 /// Each partition that we wanted to delete records from.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct DeleteRecordsPartitionResult {
     /// The partition index.
     #[kafka(versions = "0+", map_key)]

@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The DeleteTopics request (API key 20): Kafka's `DeleteTopicsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 20, request, versions = "1-6", flexible = "4+")]
+#[kafka(api_key = 20, request, versions = "1-6", flexible = "4+", outline)]
 pub struct DeleteTopicsRequest {
     /// The name or topic ID of the topic.
     #[kafka(versions = "6+")]
@@ -31,7 +31,7 @@ pub struct DeleteTopicsRequest {
 
 /// The DeleteTopics response (API key 20): Kafka's `DeleteTopicsResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 20, response, versions = "1-6", flexible = "4+")]
+#[kafka(api_key = 20, response, versions = "1-6", flexible = "4+", outline)]
 pub struct DeleteTopicsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "1+", ignorable)]
@@ -47,7 +47,7 @@ pub struct DeleteTopicsResponse {
 ///
 /// The name or topic ID of the topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "6+", flexible = "4+")]
+#[kafka(versions = "6+", flexible = "4+", outline)]
 pub struct DeleteTopicState {
     /// The topic name.
     #[kafka(
@@ -68,7 +68,7 @@ pub struct DeleteTopicState {
 ///
 /// The results for each topic we tried to delete.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "4+")]
+#[kafka(versions = "0+", flexible = "4+", outline)]
 pub struct DeletableTopicResult {
     /// The topic name.
     #[kafka(versions = "0+", nullable = "6+", entity_type = "topicName", map_key)]

@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The DescribeAcls request (API key 29): Kafka's `DescribeAclsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 29, request, versions = "1-3", flexible = "2+")]
+#[kafka(api_key = 29, request, versions = "1-3", flexible = "2+", outline)]
 pub struct DescribeAclsRequest {
     /// The resource type.
     #[kafka(versions = "0+")]
@@ -43,7 +43,7 @@ pub struct DescribeAclsRequest {
 
 /// The DescribeAcls response (API key 29): Kafka's `DescribeAclsResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 29, response, versions = "1-3", flexible = "2+")]
+#[kafka(api_key = 29, response, versions = "1-3", flexible = "2+", outline)]
 pub struct DescribeAclsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -65,7 +65,7 @@ pub struct DescribeAclsResponse {
 ///
 /// Each Resource that is referenced in an ACL.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct DescribeAclsResource {
     /// The resource type.
     #[kafka(versions = "0+")]
@@ -87,7 +87,7 @@ pub struct DescribeAclsResource {
 ///
 /// The ACLs.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct AclDescription {
     /// The ACL principal.
     #[kafka(versions = "0+")]

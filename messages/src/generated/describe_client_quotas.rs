@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The DescribeClientQuotas request (API key 48): Kafka's `DescribeClientQuotasRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 48, request, versions = "0-1", flexible = "1+")]
+#[kafka(api_key = 48, request, versions = "0-1", flexible = "1+", outline)]
 pub struct DescribeClientQuotasRequest {
     /// Filter components to apply to quota entities.
     #[kafka(versions = "0+")]
@@ -28,7 +28,7 @@ pub struct DescribeClientQuotasRequest {
 
 /// The DescribeClientQuotas response (API key 48): Kafka's `DescribeClientQuotasResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 48, response, versions = "0-1", flexible = "1+")]
+#[kafka(api_key = 48, response, versions = "0-1", flexible = "1+", outline)]
 pub struct DescribeClientQuotasResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -50,7 +50,7 @@ pub struct DescribeClientQuotasResponse {
 ///
 /// Filter components to apply to quota entities.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "1+")]
+#[kafka(versions = "0+", flexible = "1+", outline)]
 pub struct ComponentData {
     /// The entity type that the filter component applies to.
     #[kafka(versions = "0+")]
@@ -69,7 +69,7 @@ pub struct ComponentData {
 ///
 /// A result entry.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "1+")]
+#[kafka(versions = "0+", flexible = "1+", outline)]
 pub struct EntryData {
     /// The quota entity description.
     #[kafka(versions = "0+")]
@@ -85,7 +85,7 @@ pub struct EntryData {
 ///
 /// The quota entity description.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "1+")]
+#[kafka(versions = "0+", flexible = "1+", outline)]
 pub struct EntityData {
     /// The entity type.
     #[kafka(versions = "0+")]
@@ -101,7 +101,7 @@ pub struct EntityData {
 ///
 /// The quota values for the entity.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "1+")]
+#[kafka(versions = "0+", flexible = "1+", outline)]
 pub struct ValueData {
     /// The quota configuration key.
     #[kafka(versions = "0+")]

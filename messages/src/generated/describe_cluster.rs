@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The DescribeCluster request (API key 60): Kafka's `DescribeClusterRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 60, request, versions = "0-2", flexible = "0+")]
+#[kafka(api_key = 60, request, versions = "0-2", flexible = "0+", outline)]
 pub struct DescribeClusterRequest {
     /// Whether to include cluster authorized operations.
     #[kafka(versions = "0+")]
@@ -31,7 +31,7 @@ pub struct DescribeClusterRequest {
 
 /// The DescribeCluster response (API key 60): Kafka's `DescribeClusterResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 60, response, versions = "0-2", flexible = "0+")]
+#[kafka(api_key = 60, response, versions = "0-2", flexible = "0+", outline)]
 pub struct DescribeClusterResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -65,7 +65,7 @@ pub struct DescribeClusterResponse {
 ///
 /// Each broker in the response.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct DescribeClusterBroker {
     /// The broker ID.
     #[kafka(versions = "0+", entity_type = "brokerId", map_key)]

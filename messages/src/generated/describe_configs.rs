@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The DescribeConfigs request (API key 32): Kafka's `DescribeConfigsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 32, request, versions = "1-4", flexible = "4+")]
+#[kafka(api_key = 32, request, versions = "1-4", flexible = "4+", outline)]
 pub struct DescribeConfigsRequest {
     /// The resources whose configurations we want to describe.
     #[kafka(versions = "0+")]
@@ -31,7 +31,7 @@ pub struct DescribeConfigsRequest {
 
 /// The DescribeConfigs response (API key 32): Kafka's `DescribeConfigsResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 32, response, versions = "1-4", flexible = "4+")]
+#[kafka(api_key = 32, response, versions = "1-4", flexible = "4+", outline)]
 pub struct DescribeConfigsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -47,7 +47,7 @@ pub struct DescribeConfigsResponse {
 ///
 /// The resources whose configurations we want to describe.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "4+")]
+#[kafka(versions = "0+", flexible = "4+", outline)]
 pub struct DescribeConfigsResource {
     /// The resource type.
     #[kafka(versions = "0+")]
@@ -66,7 +66,7 @@ pub struct DescribeConfigsResource {
 ///
 /// The results for each resource.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "4+")]
+#[kafka(versions = "0+", flexible = "4+", outline)]
 pub struct DescribeConfigsResult {
     /// The error code, or 0 if we were able to successfully describe the configurations.
     #[kafka(versions = "0+")]
@@ -91,7 +91,7 @@ pub struct DescribeConfigsResult {
 ///
 /// Each listed configuration.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "4+")]
+#[kafka(versions = "0+", flexible = "4+", outline)]
 pub struct DescribeConfigsResourceResult {
     /// The configuration name.
     #[kafka(versions = "0+")]
@@ -125,7 +125,7 @@ pub struct DescribeConfigsResourceResult {
 ///
 /// The synonyms for this configuration key.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "1+", flexible = "4+")]
+#[kafka(versions = "1+", flexible = "4+", outline)]
 pub struct DescribeConfigsSynonym {
     /// The synonym name.
     #[kafka(versions = "1+")]

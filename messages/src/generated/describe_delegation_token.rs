@@ -14,7 +14,7 @@ use kafka_wire::{Bytes, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The DescribeDelegationToken request (API key 41): Kafka's `DescribeDelegationTokenRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 41, request, versions = "1-3", flexible = "2+")]
+#[kafka(api_key = 41, request, versions = "1-3", flexible = "2+", outline)]
 pub struct DescribeDelegationTokenRequest {
     /// Each owner that we want to describe delegation tokens for, or null to describe all tokens.
     #[kafka(versions = "0+", nullable = "0+")]
@@ -25,7 +25,7 @@ pub struct DescribeDelegationTokenRequest {
 
 /// The DescribeDelegationToken response (API key 41): Kafka's `DescribeDelegationTokenResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 41, response, versions = "1-3", flexible = "2+")]
+#[kafka(api_key = 41, response, versions = "1-3", flexible = "2+", outline)]
 pub struct DescribeDelegationTokenResponse {
     /// The error code, or 0 if there was no error.
     #[kafka(versions = "0+")]
@@ -44,7 +44,7 @@ pub struct DescribeDelegationTokenResponse {
 ///
 /// Each owner that we want to describe delegation tokens for, or null to describe all tokens.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct DescribeDelegationTokenOwner {
     /// The owner principal type.
     #[kafka(versions = "0+")]
@@ -60,7 +60,7 @@ pub struct DescribeDelegationTokenOwner {
 ///
 /// The tokens.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct DescribedDelegationToken {
     /// The token principal type.
     #[kafka(versions = "0+")]
@@ -100,7 +100,7 @@ pub struct DescribedDelegationToken {
 ///
 /// Those who are able to renew this token before it expires.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct DescribedDelegationTokenRenewer {
     /// The renewer principal type.
     #[kafka(versions = "0+")]

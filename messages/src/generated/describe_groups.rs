@@ -14,7 +14,7 @@ use kafka_wire::{Bytes, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The DescribeGroups request (API key 15): Kafka's `DescribeGroupsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 15, request, versions = "0-6", flexible = "5+")]
+#[kafka(api_key = 15, request, versions = "0-6", flexible = "5+", outline)]
 pub struct DescribeGroupsRequest {
     /// The names of the groups to describe.
     #[kafka(versions = "0+", entity_type = "groupId")]
@@ -28,7 +28,7 @@ pub struct DescribeGroupsRequest {
 
 /// The DescribeGroups response (API key 15): Kafka's `DescribeGroupsResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 15, response, versions = "0-6", flexible = "5+")]
+#[kafka(api_key = 15, response, versions = "0-6", flexible = "5+", outline)]
 pub struct DescribeGroupsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "1+", ignorable)]
@@ -44,7 +44,7 @@ pub struct DescribeGroupsResponse {
 ///
 /// Each described group.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "5+")]
+#[kafka(versions = "0+", flexible = "5+", outline)]
 pub struct DescribedGroup {
     /// The describe error, or 0 if there was no error.
     #[kafka(versions = "0+")]
@@ -78,7 +78,7 @@ pub struct DescribedGroup {
 ///
 /// The group members.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "5+")]
+#[kafka(versions = "0+", flexible = "5+", outline)]
 pub struct DescribedGroupMember {
     /// The member id.
     #[kafka(versions = "0+")]

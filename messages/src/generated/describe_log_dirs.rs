@@ -14,7 +14,7 @@ use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The DescribeLogDirs request (API key 35): Kafka's `DescribeLogDirsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 35, request, versions = "1-5", flexible = "2+")]
+#[kafka(api_key = 35, request, versions = "1-5", flexible = "2+", outline)]
 pub struct DescribeLogDirsRequest {
     /// Each topic that we want to describe log directories for, or null for all topics.
     #[kafka(versions = "0+", nullable = "0+")]
@@ -25,7 +25,7 @@ pub struct DescribeLogDirsRequest {
 
 /// The DescribeLogDirs response (API key 35): Kafka's `DescribeLogDirsResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 35, response, versions = "1-5", flexible = "2+")]
+#[kafka(api_key = 35, response, versions = "1-5", flexible = "2+", outline)]
 pub struct DescribeLogDirsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -44,7 +44,7 @@ pub struct DescribeLogDirsResponse {
 ///
 /// Each topic that we want to describe log directories for, or null for all topics.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct DescribableLogDirTopic {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName", map_key)]
@@ -60,7 +60,7 @@ pub struct DescribableLogDirTopic {
 ///
 /// The log directories.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct DescribeLogDirsResult {
     /// The error code, or 0 if there was no error.
     #[kafka(versions = "0+")]
@@ -88,7 +88,7 @@ pub struct DescribeLogDirsResult {
 ///
 /// The topics.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct DescribeLogDirsTopic {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName")]
@@ -104,7 +104,7 @@ pub struct DescribeLogDirsTopic {
 ///
 /// The partitions.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct DescribeLogDirsPartition {
     /// The partition index.
     #[kafka(versions = "0+")]

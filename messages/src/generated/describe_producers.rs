@@ -14,7 +14,7 @@ use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The DescribeProducers request (API key 61): Kafka's `DescribeProducersRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 61, request, versions = "0", flexible = "0+")]
+#[kafka(api_key = 61, request, versions = "0", flexible = "0+", outline)]
 pub struct DescribeProducersRequest {
     /// The topics to list producers for.
     #[kafka(versions = "0+")]
@@ -25,7 +25,7 @@ pub struct DescribeProducersRequest {
 
 /// The DescribeProducers response (API key 61): Kafka's `DescribeProducersResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 61, response, versions = "0", flexible = "0+")]
+#[kafka(api_key = 61, response, versions = "0", flexible = "0+", outline)]
 pub struct DescribeProducersResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -41,7 +41,7 @@ pub struct DescribeProducersResponse {
 ///
 /// The topics to list producers for.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TopicRequest {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName", map_key)]
@@ -57,7 +57,7 @@ pub struct TopicRequest {
 ///
 /// Each topic in the response.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TopicResponse {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName")]
@@ -73,7 +73,7 @@ pub struct TopicResponse {
 ///
 /// Each partition in the response.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct PartitionResponse {
     /// The partition index.
     #[kafka(versions = "0+")]
@@ -95,7 +95,7 @@ pub struct PartitionResponse {
 ///
 /// The active producers for the partition.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct ProducerState {
     /// The producer id.
     #[kafka(versions = "0+", entity_type = "producerId")]

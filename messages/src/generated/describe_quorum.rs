@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The DescribeQuorum request (API key 55): Kafka's `DescribeQuorumRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 55, request, versions = "0-2", flexible = "0+")]
+#[kafka(api_key = 55, request, versions = "0-2", flexible = "0+", outline)]
 pub struct DescribeQuorumRequest {
     /// The topics to describe.
     #[kafka(versions = "0+")]
@@ -25,7 +25,7 @@ pub struct DescribeQuorumRequest {
 
 /// The DescribeQuorum response (API key 55): Kafka's `DescribeQuorumResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 55, response, versions = "0-2", flexible = "0+")]
+#[kafka(api_key = 55, response, versions = "0-2", flexible = "0+", outline)]
 pub struct DescribeQuorumResponse {
     /// The top level error code.
     #[kafka(versions = "0+")]
@@ -47,7 +47,7 @@ pub struct DescribeQuorumResponse {
 ///
 /// The topics to describe.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", name = "TopicData")]
+#[kafka(versions = "0+", flexible = "0+", name = "TopicData", outline)]
 pub struct DescribeQuorumRequestTopicData {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName")]
@@ -63,7 +63,7 @@ pub struct DescribeQuorumRequestTopicData {
 ///
 /// The partitions to describe.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", name = "PartitionData")]
+#[kafka(versions = "0+", flexible = "0+", name = "PartitionData", outline)]
 pub struct DescribeQuorumRequestPartitionData {
     /// The partition index.
     #[kafka(versions = "0+")]
@@ -76,7 +76,7 @@ pub struct DescribeQuorumRequestPartitionData {
 ///
 /// The response from the describe quorum API.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", name = "TopicData")]
+#[kafka(versions = "0+", flexible = "0+", name = "TopicData", outline)]
 pub struct DescribeQuorumResponseTopicData {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName")]
@@ -92,7 +92,7 @@ pub struct DescribeQuorumResponseTopicData {
 ///
 /// The partition data.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", name = "PartitionData")]
+#[kafka(versions = "0+", flexible = "0+", name = "PartitionData", outline)]
 pub struct DescribeQuorumResponsePartitionData {
     /// The partition index.
     #[kafka(versions = "0+")]
@@ -126,7 +126,7 @@ pub struct DescribeQuorumResponsePartitionData {
 ///
 /// The nodes in the quorum.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "2+", flexible = "0+")]
+#[kafka(versions = "2+", flexible = "0+", outline)]
 pub struct Node {
     /// The ID of the associated node.
     #[kafka(versions = "2+", entity_type = "brokerId", map_key)]
@@ -142,7 +142,7 @@ pub struct Node {
 ///
 /// The listeners of this controller.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "2+", flexible = "0+")]
+#[kafka(versions = "2+", flexible = "0+", outline)]
 pub struct Listener {
     /// The name of the endpoint.
     #[kafka(versions = "2+", map_key)]
@@ -159,7 +159,7 @@ pub struct Listener {
 
 /// A common struct of `DescribeQuorumResponse`, versions 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct ReplicaState {
     /// The ID of the replica.
     #[kafka(versions = "0+", entity_type = "brokerId")]

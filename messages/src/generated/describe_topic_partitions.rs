@@ -14,7 +14,7 @@ use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The DescribeTopicPartitions request (API key 75): Kafka's `DescribeTopicPartitionsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 75, request, versions = "0", flexible = "0+")]
+#[kafka(api_key = 75, request, versions = "0", flexible = "0+", outline)]
 pub struct DescribeTopicPartitionsRequest {
     /// The topics to fetch details for.
     #[kafka(versions = "0+")]
@@ -31,7 +31,7 @@ pub struct DescribeTopicPartitionsRequest {
 
 /// The DescribeTopicPartitions response (API key 75): Kafka's `DescribeTopicPartitionsResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 75, response, versions = "0", flexible = "0+")]
+#[kafka(api_key = 75, response, versions = "0", flexible = "0+", outline)]
 pub struct DescribeTopicPartitionsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+", ignorable)]
@@ -50,7 +50,7 @@ pub struct DescribeTopicPartitionsResponse {
 ///
 /// The topics to fetch details for.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TopicRequest {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName")]
@@ -63,7 +63,7 @@ pub struct TopicRequest {
 ///
 /// The first topic and partition index to fetch details for.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Cursor {
     /// The name for the first topic to process.
     #[kafka(versions = "0+", entity_type = "topicName")]
@@ -79,7 +79,7 @@ pub struct Cursor {
 ///
 /// Each topic in the response.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct DescribeTopicPartitionsResponseTopic {
     /// The topic error, or 0 if there was no error.
     #[kafka(versions = "0+")]
@@ -107,7 +107,7 @@ pub struct DescribeTopicPartitionsResponseTopic {
 ///
 /// Each partition in the topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct DescribeTopicPartitionsResponsePartition {
     /// The partition error, or 0 if there was no error.
     #[kafka(versions = "0+")]

@@ -14,7 +14,7 @@ use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The DescribeTransactions request (API key 65): Kafka's `DescribeTransactionsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 65, request, versions = "0", flexible = "0+")]
+#[kafka(api_key = 65, request, versions = "0", flexible = "0+", outline)]
 pub struct DescribeTransactionsRequest {
     /// Array of transactionalIds to include in describe results. If empty, then no results will be returned.
     #[kafka(versions = "0+", entity_type = "transactionalId")]
@@ -25,7 +25,7 @@ pub struct DescribeTransactionsRequest {
 
 /// The DescribeTransactions response (API key 65): Kafka's `DescribeTransactionsResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 65, response, versions = "0", flexible = "0+")]
+#[kafka(api_key = 65, response, versions = "0", flexible = "0+", outline)]
 pub struct DescribeTransactionsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -41,7 +41,7 @@ pub struct DescribeTransactionsResponse {
 ///
 /// The current state of the transaction.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TransactionState {
     /// The error code.
     #[kafka(versions = "0+")]
@@ -75,7 +75,7 @@ pub struct TransactionState {
 ///
 /// The set of partitions included in the current transaction (if active). When a transaction is preparing to commit or abort, this will include only partitions which do not have markers.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TopicData {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName", map_key)]

@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The DescribeUserScramCredentials request (API key 50): Kafka's `DescribeUserScramCredentialsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 50, request, versions = "0", flexible = "0+")]
+#[kafka(api_key = 50, request, versions = "0", flexible = "0+", outline)]
 pub struct DescribeUserScramCredentialsRequest {
     /// The users to describe, or null/empty to describe all users.
     #[kafka(versions = "0+", nullable = "0+")]
@@ -25,7 +25,7 @@ pub struct DescribeUserScramCredentialsRequest {
 
 /// The DescribeUserScramCredentials response (API key 50): Kafka's `DescribeUserScramCredentialsResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 50, response, versions = "0", flexible = "0+")]
+#[kafka(api_key = 50, response, versions = "0", flexible = "0+", outline)]
 pub struct DescribeUserScramCredentialsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -47,7 +47,7 @@ pub struct DescribeUserScramCredentialsResponse {
 ///
 /// The users to describe, or null/empty to describe all users.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct UserName {
     /// The user name.
     #[kafka(versions = "0+")]
@@ -60,7 +60,7 @@ pub struct UserName {
 ///
 /// The results for descriptions, one per user.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct DescribeUserScramCredentialsResult {
     /// The user name.
     #[kafka(versions = "0+")]
@@ -82,7 +82,7 @@ pub struct DescribeUserScramCredentialsResult {
 ///
 /// The mechanism and related information associated with the user's SCRAM credentials.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct CredentialInfo {
     /// The SCRAM mechanism.
     #[kafka(versions = "0+")]

@@ -14,7 +14,7 @@ use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The ElectLeaders request (API key 43): Kafka's `ElectLeadersRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 43, request, versions = "0-2", flexible = "2+")]
+#[kafka(api_key = 43, request, versions = "0-2", flexible = "2+", outline)]
 pub struct ElectLeadersRequest {
     /// Type of elections to conduct for the partition. A value of '0' elects the preferred replica. A value of '1' elects the first live replica if there are no in-sync replica.
     #[kafka(versions = "1+")]
@@ -31,7 +31,7 @@ pub struct ElectLeadersRequest {
 
 /// The ElectLeaders response (API key 43): Kafka's `ElectLeadersResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 43, response, versions = "0-2", flexible = "2+")]
+#[kafka(api_key = 43, response, versions = "0-2", flexible = "2+", outline)]
 pub struct ElectLeadersResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -50,7 +50,7 @@ pub struct ElectLeadersResponse {
 ///
 /// The topic partitions to elect leaders.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct TopicPartitions {
     /// The name of a topic.
     #[kafka(versions = "0+", entity_type = "topicName", map_key)]
@@ -66,7 +66,7 @@ pub struct TopicPartitions {
 ///
 /// The election results, or an empty array if the requester did not have permission and the request asks for all partitions.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct ReplicaElectionResult {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName")]
@@ -82,7 +82,7 @@ pub struct ReplicaElectionResult {
 ///
 /// The results for each partition.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
+#[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct PartitionResult {
     /// The partition id.
     #[kafka(versions = "0+")]

@@ -14,7 +14,7 @@ use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The EndQuorumEpoch request (API key 54): Kafka's `EndQuorumEpochRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 54, request, versions = "0-1", flexible = "1+")]
+#[kafka(api_key = 54, request, versions = "0-1", flexible = "1+", outline)]
 pub struct EndQuorumEpochRequest {
     /// The cluster id.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
@@ -31,7 +31,7 @@ pub struct EndQuorumEpochRequest {
 
 /// The EndQuorumEpoch response (API key 54): Kafka's `EndQuorumEpochResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 54, response, versions = "0-1", flexible = "1+")]
+#[kafka(api_key = 54, response, versions = "0-1", flexible = "1+", outline)]
 pub struct EndQuorumEpochResponse {
     /// The top level error code.
     #[kafka(versions = "0+")]
@@ -50,7 +50,7 @@ pub struct EndQuorumEpochResponse {
 ///
 /// The topics.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "1+", name = "TopicData")]
+#[kafka(versions = "0+", flexible = "1+", name = "TopicData", outline)]
 pub struct EndQuorumEpochRequestTopicData {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName")]
@@ -66,7 +66,7 @@ pub struct EndQuorumEpochRequestTopicData {
 ///
 /// The partitions.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "1+", name = "PartitionData")]
+#[kafka(versions = "0+", flexible = "1+", name = "PartitionData", outline)]
 pub struct EndQuorumEpochRequestPartitionData {
     /// The partition index.
     #[kafka(versions = "0+")]
@@ -91,7 +91,7 @@ pub struct EndQuorumEpochRequestPartitionData {
 ///
 /// A sorted list of preferred candidates to start the election.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "1+", flexible = "1+")]
+#[kafka(versions = "1+", flexible = "1+", outline)]
 pub struct ReplicaInfo {
     /// The ID of the candidate replica.
     #[kafka(versions = "1+", entity_type = "brokerId")]
@@ -107,7 +107,7 @@ pub struct ReplicaInfo {
 ///
 /// Endpoints for the leader.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "1+", flexible = "1+")]
+#[kafka(versions = "1+", flexible = "1+", outline)]
 pub struct LeaderEndpoint {
     /// The name of the endpoint.
     #[kafka(versions = "1+", map_key)]
@@ -126,7 +126,7 @@ pub struct LeaderEndpoint {
 ///
 /// The topic data.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "1+", name = "TopicData")]
+#[kafka(versions = "0+", flexible = "1+", name = "TopicData", outline)]
 pub struct EndQuorumEpochResponseTopicData {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName")]
@@ -142,7 +142,7 @@ pub struct EndQuorumEpochResponseTopicData {
 ///
 /// The partition data.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "1+", name = "PartitionData")]
+#[kafka(versions = "0+", flexible = "1+", name = "PartitionData", outline)]
 pub struct EndQuorumEpochResponsePartitionData {
     /// The partition index.
     #[kafka(versions = "0+")]
@@ -164,7 +164,7 @@ pub struct EndQuorumEpochResponsePartitionData {
 ///
 /// Endpoints for all leaders enumerated in PartitionData.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "1+", flexible = "1+")]
+#[kafka(versions = "1+", flexible = "1+", outline)]
 pub struct NodeEndpoint {
     /// The ID of the associated node.
     #[kafka(versions = "1+", entity_type = "brokerId", map_key)]

@@ -14,7 +14,7 @@ use kafka_wire::KafkaMessage;
 
 /// Kafka's `EndTxnMarker.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0", flexible = "none")]
+#[kafka(versions = "0", flexible = "none", outline)]
 pub struct EndTxnMarker {
     /// The coordinator epoch when appending the record
     #[kafka(versions = "0+")]

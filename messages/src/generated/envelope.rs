@@ -14,7 +14,7 @@ use kafka_wire::{Bytes, KafkaMessage, UnknownTaggedFields};
 
 /// The Envelope request (API key 58): Kafka's `EnvelopeRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 58, request, versions = "0", flexible = "0+")]
+#[kafka(api_key = 58, request, versions = "0", flexible = "0+", outline)]
 pub struct EnvelopeRequest {
     /// The embedded request header and data.
     #[kafka(versions = "0+", zero_copy)]
@@ -31,7 +31,7 @@ pub struct EnvelopeRequest {
 
 /// The Envelope response (API key 58): Kafka's `EnvelopeResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 58, response, versions = "0", flexible = "0+")]
+#[kafka(api_key = 58, response, versions = "0", flexible = "0+", outline)]
 pub struct EnvelopeResponse {
     /// The embedded response header and data.
     #[kafka(versions = "0+", nullable = "0+", default = "null", zero_copy)]

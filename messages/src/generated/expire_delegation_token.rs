@@ -14,7 +14,7 @@ use kafka_wire::{Bytes, KafkaMessage, UnknownTaggedFields};
 
 /// The ExpireDelegationToken request (API key 40): Kafka's `ExpireDelegationTokenRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 40, request, versions = "1-2", flexible = "2+")]
+#[kafka(api_key = 40, request, versions = "1-2", flexible = "2+", outline)]
 pub struct ExpireDelegationTokenRequest {
     /// The HMAC of the delegation token to be expired.
     #[kafka(versions = "0+")]
@@ -28,7 +28,7 @@ pub struct ExpireDelegationTokenRequest {
 
 /// The ExpireDelegationToken response (API key 40): Kafka's `ExpireDelegationTokenResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 40, response, versions = "1-2", flexible = "2+")]
+#[kafka(api_key = 40, response, versions = "1-2", flexible = "2+", outline)]
 pub struct ExpireDelegationTokenResponse {
     /// The error code, or 0 if there was no error.
     #[kafka(versions = "0+")]

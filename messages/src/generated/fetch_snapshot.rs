@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Records, Str, UnknownTaggedFields, Uuid};
 
 /// The FetchSnapshot request (API key 59): Kafka's `FetchSnapshotRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 59, request, versions = "0-1", flexible = "0+")]
+#[kafka(api_key = 59, request, versions = "0-1", flexible = "0+", outline)]
 pub struct FetchSnapshotRequest {
     /// The clusterId if known, this is used to validate metadata fetches prior to broker registration.
     #[kafka(
@@ -40,7 +40,7 @@ pub struct FetchSnapshotRequest {
 
 /// The FetchSnapshot response (API key 59): Kafka's `FetchSnapshotResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 59, response, versions = "0-1", flexible = "0+")]
+#[kafka(api_key = 59, response, versions = "0-1", flexible = "0+", outline)]
 pub struct FetchSnapshotResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+", ignorable)]
@@ -62,7 +62,7 @@ pub struct FetchSnapshotResponse {
 ///
 /// The topics to fetch.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", name = "TopicSnapshot")]
+#[kafka(versions = "0+", flexible = "0+", name = "TopicSnapshot", outline)]
 pub struct FetchSnapshotRequestTopicSnapshot {
     /// The name of the topic to fetch.
     #[kafka(versions = "0+", entity_type = "topicName")]
@@ -78,7 +78,7 @@ pub struct FetchSnapshotRequestTopicSnapshot {
 ///
 /// The partitions to fetch.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", name = "PartitionSnapshot")]
+#[kafka(versions = "0+", flexible = "0+", name = "PartitionSnapshot", outline)]
 pub struct FetchSnapshotRequestPartitionSnapshot {
     /// The partition index.
     #[kafka(versions = "0+")]
@@ -103,7 +103,7 @@ pub struct FetchSnapshotRequestPartitionSnapshot {
 ///
 /// The snapshot endOffset and epoch to fetch.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", name = "SnapshotId")]
+#[kafka(versions = "0+", flexible = "0+", name = "SnapshotId", outline)]
 pub struct FetchSnapshotRequestSnapshotId {
     /// The end offset of the snapshot.
     #[kafka(versions = "0+")]
@@ -119,7 +119,7 @@ pub struct FetchSnapshotRequestSnapshotId {
 ///
 /// The topics to fetch.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", name = "TopicSnapshot")]
+#[kafka(versions = "0+", flexible = "0+", name = "TopicSnapshot", outline)]
 pub struct FetchSnapshotResponseTopicSnapshot {
     /// The name of the topic to fetch.
     #[kafka(versions = "0+", entity_type = "topicName")]
@@ -135,7 +135,7 @@ pub struct FetchSnapshotResponseTopicSnapshot {
 ///
 /// The partitions to fetch.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", name = "PartitionSnapshot")]
+#[kafka(versions = "0+", flexible = "0+", name = "PartitionSnapshot", outline)]
 pub struct FetchSnapshotResponsePartitionSnapshot {
     /// The partition index.
     #[kafka(versions = "0+")]
@@ -166,7 +166,7 @@ pub struct FetchSnapshotResponsePartitionSnapshot {
 ///
 /// The snapshot endOffset and epoch fetched.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", name = "SnapshotId")]
+#[kafka(versions = "0+", flexible = "0+", name = "SnapshotId", outline)]
 pub struct FetchSnapshotResponseSnapshotId {
     /// The snapshot end offset.
     #[kafka(versions = "0+")]
@@ -182,7 +182,7 @@ pub struct FetchSnapshotResponseSnapshotId {
 ///
 /// The leader of the partition at the time of the snapshot.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct LeaderIdAndEpoch {
     /// The ID of the current leader or -1 if the leader is unknown.
     #[kafka(versions = "0+", entity_type = "brokerId")]
@@ -198,7 +198,7 @@ pub struct LeaderIdAndEpoch {
 ///
 /// Endpoints for all current-leaders enumerated in PartitionSnapshot.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "1+", flexible = "0+")]
+#[kafka(versions = "1+", flexible = "0+", outline)]
 pub struct NodeEndpoint {
     /// The ID of the associated node.
     #[kafka(versions = "1+", entity_type = "brokerId", map_key)]

@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The IncrementalAlterConfigs request (API key 44): Kafka's `IncrementalAlterConfigsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 44, request, versions = "0-1", flexible = "1+")]
+#[kafka(api_key = 44, request, versions = "0-1", flexible = "1+", outline)]
 pub struct IncrementalAlterConfigsRequest {
     /// The incremental updates for each resource.
     #[kafka(versions = "0+")]
@@ -28,7 +28,7 @@ pub struct IncrementalAlterConfigsRequest {
 
 /// The IncrementalAlterConfigs response (API key 44): Kafka's `IncrementalAlterConfigsResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 44, response, versions = "0-1", flexible = "1+")]
+#[kafka(api_key = 44, response, versions = "0-1", flexible = "1+", outline)]
 pub struct IncrementalAlterConfigsResponse {
     /// Duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -44,7 +44,7 @@ pub struct IncrementalAlterConfigsResponse {
 ///
 /// The incremental updates for each resource.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "1+")]
+#[kafka(versions = "0+", flexible = "1+", outline)]
 pub struct AlterConfigsResource {
     /// The resource type.
     #[kafka(versions = "0+", map_key)]
@@ -63,7 +63,7 @@ pub struct AlterConfigsResource {
 ///
 /// The configurations.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "1+")]
+#[kafka(versions = "0+", flexible = "1+", outline)]
 pub struct AlterableConfig {
     /// The configuration key name.
     #[kafka(versions = "0+", map_key)]
@@ -82,7 +82,7 @@ pub struct AlterableConfig {
 ///
 /// The responses for each resource.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "1+")]
+#[kafka(versions = "0+", flexible = "1+", outline)]
 pub struct AlterConfigsResourceResponse {
     /// The resource error code.
     #[kafka(versions = "0+")]

@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, UnknownTaggedFields};
 
 /// Kafka's `KRaftVersionRecord.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0", flexible = "0+")]
+#[kafka(versions = "0", flexible = "0+", outline)]
 pub struct KRaftVersionRecord {
     /// The version of the kraft version record.
     #[kafka(versions = "0+")]

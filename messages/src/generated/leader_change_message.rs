@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, UnknownTaggedFields, Uuid};
 
 /// Kafka's `LeaderChangeMessage.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0-1", flexible = "0+")]
+#[kafka(versions = "0-1", flexible = "0+", outline)]
 pub struct LeaderChangeMessage {
     /// The version of the leader change message.
     #[kafka(versions = "0+")]
@@ -34,7 +34,7 @@ pub struct LeaderChangeMessage {
 
 /// A common struct of `LeaderChangeMessage`, versions 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Voter {
     /// The ID of the voter.
     #[kafka(versions = "0+")]

@@ -14,7 +14,7 @@ use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The ListConfigResources request (API key 74): Kafka's `ListConfigResourcesRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 74, request, versions = "0-1", flexible = "0+")]
+#[kafka(api_key = 74, request, versions = "0-1", flexible = "0+", outline)]
 pub struct ListConfigResourcesRequest {
     /// The list of resource type. If the list is empty, it uses default supported config resource types.
     #[kafka(versions = "1+")]
@@ -25,7 +25,7 @@ pub struct ListConfigResourcesRequest {
 
 /// The ListConfigResources response (API key 74): Kafka's `ListConfigResourcesResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 74, response, versions = "0-1", flexible = "0+")]
+#[kafka(api_key = 74, response, versions = "0-1", flexible = "0+", outline)]
 pub struct ListConfigResourcesResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -44,7 +44,7 @@ pub struct ListConfigResourcesResponse {
 ///
 /// Each config resource in the response.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct ConfigResource {
     /// The resource name.
     #[kafka(versions = "0+")]

@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The ListGroups request (API key 16): Kafka's `ListGroupsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 16, request, versions = "0-5", flexible = "3+")]
+#[kafka(api_key = 16, request, versions = "0-5", flexible = "3+", outline)]
 pub struct ListGroupsRequest {
     /// The states of the groups we want to list. If empty, all groups are returned with their state.
     #[kafka(versions = "4+")]
@@ -28,7 +28,7 @@ pub struct ListGroupsRequest {
 
 /// The ListGroups response (API key 16): Kafka's `ListGroupsResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 16, response, versions = "0-5", flexible = "3+")]
+#[kafka(api_key = 16, response, versions = "0-5", flexible = "3+", outline)]
 pub struct ListGroupsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "1+", ignorable)]
@@ -47,7 +47,7 @@ pub struct ListGroupsResponse {
 ///
 /// Each group in the response.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "3+")]
+#[kafka(versions = "0+", flexible = "3+", outline)]
 pub struct ListedGroup {
     /// The group ID.
     #[kafka(versions = "0+", entity_type = "groupId")]

@@ -14,7 +14,7 @@ use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The ListPartitionReassignments request (API key 46): Kafka's `ListPartitionReassignmentsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 46, request, versions = "0", flexible = "0+")]
+#[kafka(api_key = 46, request, versions = "0", flexible = "0+", outline)]
 pub struct ListPartitionReassignmentsRequest {
     /// The time in ms to wait for the request to complete.
     #[kafka(versions = "0+", default = "60000")]
@@ -28,7 +28,7 @@ pub struct ListPartitionReassignmentsRequest {
 
 /// The ListPartitionReassignments response (API key 46): Kafka's `ListPartitionReassignmentsResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 46, response, versions = "0", flexible = "0+")]
+#[kafka(api_key = 46, response, versions = "0", flexible = "0+", outline)]
 pub struct ListPartitionReassignmentsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -50,7 +50,7 @@ pub struct ListPartitionReassignmentsResponse {
 ///
 /// The topics to list partition reassignments for, or null to list everything.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct ListPartitionReassignmentsTopics {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName")]
@@ -66,7 +66,7 @@ pub struct ListPartitionReassignmentsTopics {
 ///
 /// The ongoing reassignments for each topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct OngoingTopicReassignment {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName")]
@@ -82,7 +82,7 @@ pub struct OngoingTopicReassignment {
 ///
 /// The ongoing reassignments for each partition.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct OngoingPartitionReassignment {
     /// The index of the partition.
     #[kafka(versions = "0+")]

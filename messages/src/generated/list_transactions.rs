@@ -14,7 +14,7 @@ use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The ListTransactions request (API key 66): Kafka's `ListTransactionsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 66, request, versions = "0-2", flexible = "0+")]
+#[kafka(api_key = 66, request, versions = "0-2", flexible = "0+", outline)]
 pub struct ListTransactionsRequest {
     /// The transaction states to filter by: if empty, all transactions are returned; if non-empty, then only transactions matching one of the filtered states will be returned.
     #[kafka(versions = "0+")]
@@ -34,7 +34,7 @@ pub struct ListTransactionsRequest {
 
 /// The ListTransactions response (API key 66): Kafka's `ListTransactionsResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 66, response, versions = "0-2", flexible = "0+")]
+#[kafka(api_key = 66, response, versions = "0-2", flexible = "0+", outline)]
 pub struct ListTransactionsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -56,7 +56,7 @@ pub struct ListTransactionsResponse {
 ///
 /// The current state of the transaction for the transactional id.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TransactionState {
     /// The transactional id.
     #[kafka(versions = "0+", entity_type = "transactionalId")]

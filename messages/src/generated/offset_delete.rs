@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str};
 
 /// The OffsetDelete request (API key 47): Kafka's `OffsetDeleteRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 47, request, versions = "0", flexible = "none")]
+#[kafka(api_key = 47, request, versions = "0", flexible = "none", outline)]
 pub struct OffsetDeleteRequest {
     /// The unique group identifier.
     #[kafka(versions = "0+", entity_type = "groupId")]
@@ -26,7 +26,7 @@ pub struct OffsetDeleteRequest {
 
 /// The OffsetDelete response (API key 47): Kafka's `OffsetDeleteResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 47, response, versions = "0", flexible = "none")]
+#[kafka(api_key = 47, response, versions = "0", flexible = "none", outline)]
 pub struct OffsetDeleteResponse {
     /// The top-level error code, or 0 if there was no error.
     #[kafka(versions = "0+")]
@@ -43,7 +43,7 @@ pub struct OffsetDeleteResponse {
 ///
 /// The topics to delete offsets for.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "none")]
+#[kafka(versions = "0+", flexible = "none", outline)]
 pub struct OffsetDeleteRequestTopic {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName", map_key)]
@@ -57,7 +57,7 @@ pub struct OffsetDeleteRequestTopic {
 ///
 /// Each partition to delete offsets for.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "none")]
+#[kafka(versions = "0+", flexible = "none", outline)]
 pub struct OffsetDeleteRequestPartition {
     /// The partition index.
     #[kafka(versions = "0+")]
@@ -68,7 +68,7 @@ pub struct OffsetDeleteRequestPartition {
 ///
 /// The responses for each topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "none")]
+#[kafka(versions = "0+", flexible = "none", outline)]
 pub struct OffsetDeleteResponseTopic {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName", map_key)]
@@ -82,7 +82,7 @@ pub struct OffsetDeleteResponseTopic {
 ///
 /// The responses for each partition in the topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "none")]
+#[kafka(versions = "0+", flexible = "none", outline)]
 pub struct OffsetDeleteResponsePartition {
     /// The partition index.
     #[kafka(versions = "0+", map_key)]

@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The RemoveRaftVoter request (API key 81): Kafka's `RemoveRaftVoterRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 81, request, versions = "0", flexible = "0+")]
+#[kafka(api_key = 81, request, versions = "0", flexible = "0+", outline)]
 pub struct RemoveRaftVoterRequest {
     /// The cluster id of the request.
     #[kafka(versions = "0+", nullable = "0+")]
@@ -31,7 +31,7 @@ pub struct RemoveRaftVoterRequest {
 
 /// The RemoveRaftVoter response (API key 81): Kafka's `RemoveRaftVoterResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 81, response, versions = "0", flexible = "0+")]
+#[kafka(api_key = 81, response, versions = "0", flexible = "0+", outline)]
 pub struct RemoveRaftVoterResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]

@@ -14,7 +14,7 @@ use kafka_wire::{Bytes, KafkaMessage, UnknownTaggedFields};
 
 /// The RenewDelegationToken request (API key 39): Kafka's `RenewDelegationTokenRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 39, request, versions = "1-2", flexible = "2+")]
+#[kafka(api_key = 39, request, versions = "1-2", flexible = "2+", outline)]
 pub struct RenewDelegationTokenRequest {
     /// The HMAC of the delegation token to be renewed.
     #[kafka(versions = "0+")]
@@ -28,7 +28,7 @@ pub struct RenewDelegationTokenRequest {
 
 /// The RenewDelegationToken response (API key 39): Kafka's `RenewDelegationTokenResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 39, response, versions = "1-2", flexible = "2+")]
+#[kafka(api_key = 39, response, versions = "1-2", flexible = "2+", outline)]
 pub struct RenewDelegationTokenResponse {
     /// The error code, or 0 if there was no error.
     #[kafka(versions = "0+")]

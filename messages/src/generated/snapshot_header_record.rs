@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, UnknownTaggedFields};
 
 /// Kafka's `SnapshotHeaderRecord.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0", flexible = "0+")]
+#[kafka(versions = "0", flexible = "0+", outline)]
 pub struct SnapshotHeaderRecord {
     /// The version of the snapshot header record.
     #[kafka(versions = "0+")]

@@ -14,7 +14,7 @@ use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The StreamsGroupDescribe request (API key 89): Kafka's `StreamsGroupDescribeRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 89, request, versions = "0-1", flexible = "0+")]
+#[kafka(api_key = 89, request, versions = "0-1", flexible = "0+", outline)]
 pub struct StreamsGroupDescribeRequest {
     /// The ids of the groups to describe
     #[kafka(versions = "0+", entity_type = "groupId")]
@@ -31,7 +31,7 @@ pub struct StreamsGroupDescribeRequest {
 
 /// The StreamsGroupDescribe response (API key 89): Kafka's `StreamsGroupDescribeResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 89, response, versions = "0-1", flexible = "0+")]
+#[kafka(api_key = 89, response, versions = "0-1", flexible = "0+", outline)]
 pub struct StreamsGroupDescribeResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -47,7 +47,7 @@ pub struct StreamsGroupDescribeResponse {
 ///
 /// Each described group.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct DescribedGroup {
     /// The describe error, or 0 if there was no error.
     #[kafka(versions = "0+")]
@@ -93,7 +93,7 @@ pub struct DescribedGroup {
 ///
 /// The topology metadata currently initialized for the streams application. Can be null in case of a describe error.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Topology {
     /// The epoch of the currently initialized topology for this group.
     #[kafka(versions = "0+")]
@@ -109,7 +109,7 @@ pub struct Topology {
 ///
 /// The subtopologies of the streams application. This contains the configured subtopologies, where the number of partitions are set and any regular expressions are resolved to actual topics. Null if the group is uninitialized, source topics are missing or incorrectly partitioned.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Subtopology {
     /// String to uniquely identify the subtopology.
     #[kafka(versions = "0+")]
@@ -134,7 +134,7 @@ pub struct Subtopology {
 ///
 /// The members.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Member {
     /// The member ID.
     #[kafka(versions = "0+")]
@@ -187,7 +187,7 @@ pub struct Member {
 
 /// A common struct of `StreamsGroupDescribeResponse`, versions 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Endpoint {
     /// host of the endpoint
     #[kafka(versions = "0+")]
@@ -201,7 +201,7 @@ pub struct Endpoint {
 
 /// A common struct of `StreamsGroupDescribeResponse`, versions 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TaskOffset {
     /// The subtopology identifier.
     #[kafka(versions = "0+")]
@@ -218,7 +218,7 @@ pub struct TaskOffset {
 
 /// A common struct of `StreamsGroupDescribeResponse`, versions 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Assignment {
     /// Active tasks for this client.
     #[kafka(versions = "0+")]
@@ -235,7 +235,7 @@ pub struct Assignment {
 
 /// A common struct of `StreamsGroupDescribeResponse`, versions 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TaskIds {
     /// The subtopology identifier.
     #[kafka(versions = "0+")]
@@ -249,7 +249,7 @@ pub struct TaskIds {
 
 /// A common struct of `StreamsGroupDescribeResponse`, versions 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct KeyValue {
     /// key of the config
     #[kafka(versions = "0+")]
@@ -263,7 +263,7 @@ pub struct KeyValue {
 
 /// A common struct of `StreamsGroupDescribeResponse`, versions 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TopicInfo {
     /// The name of the topic.
     #[kafka(versions = "0+", entity_type = "topicName")]
@@ -283,7 +283,7 @@ pub struct TopicInfo {
 
 /// A common struct of `StreamsGroupDescribeResponse`, versions 1+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "1+", flexible = "0+")]
+#[kafka(versions = "1+", flexible = "0+", outline)]
 pub struct TopologyDescription {
     /// The subtopologies that make up this topology.
     #[kafka(versions = "1+")]
@@ -297,7 +297,7 @@ pub struct TopologyDescription {
 
 /// A common struct of `StreamsGroupDescribeResponse`, versions 1+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "1+", flexible = "0+")]
+#[kafka(versions = "1+", flexible = "0+", outline)]
 pub struct TopologyDescriptionSubtopology {
     /// The subtopology identifier, unique within the topology.
     #[kafka(versions = "1+")]
@@ -311,7 +311,7 @@ pub struct TopologyDescriptionSubtopology {
 
 /// A common struct of `StreamsGroupDescribeResponse`, versions 1+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "1+", flexible = "0+")]
+#[kafka(versions = "1+", flexible = "0+", outline)]
 pub struct TopologyDescriptionNode {
     /// The name of this node (e.g., KSTREAM-SOURCE-0000000000).
     #[kafka(versions = "1+")]
@@ -342,7 +342,7 @@ pub struct TopologyDescriptionNode {
 
 /// A common struct of `StreamsGroupDescribeResponse`, versions 1+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "1+", flexible = "0+")]
+#[kafka(versions = "1+", flexible = "0+", outline)]
 pub struct TopologyDescriptionGlobalStore {
     /// The source node providing data to the global store.
     #[kafka(versions = "1+")]

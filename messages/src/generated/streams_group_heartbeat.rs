@@ -14,7 +14,7 @@ use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The StreamsGroupHeartbeat request (API key 88): Kafka's `StreamsGroupHeartbeatRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 88, request, versions = "0-1", flexible = "0+")]
+#[kafka(api_key = 88, request, versions = "0-1", flexible = "0+", outline)]
 pub struct StreamsGroupHeartbeatRequest {
     /// The group identifier.
     #[kafka(versions = "0+", entity_type = "groupId")]
@@ -73,7 +73,7 @@ pub struct StreamsGroupHeartbeatRequest {
 
 /// The StreamsGroupHeartbeat response (API key 88): Kafka's `StreamsGroupHeartbeatResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 88, response, versions = "0-1", flexible = "0+")]
+#[kafka(api_key = 88, response, versions = "0-1", flexible = "0+", outline)]
 pub struct StreamsGroupHeartbeatResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -131,7 +131,7 @@ pub struct StreamsGroupHeartbeatResponse {
 ///
 /// The topology metadata of the streams application. Used to initialize the topology of the group and to check if the topology corresponds to the topology initialized for the group. Only sent when memberEpoch = 0, must be non-empty. Null otherwise.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Topology {
     /// The epoch of the topology. Used to check if the topology corresponds to the topology initialized on the brokers.
     #[kafka(versions = "0+")]
@@ -147,7 +147,7 @@ pub struct Topology {
 ///
 /// The sub-topologies of the streams application.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Subtopology {
     /// String to uniquely identify the subtopology. Deterministically generated from the topology
     #[kafka(versions = "0+")]
@@ -178,7 +178,7 @@ pub struct Subtopology {
 ///
 /// A subset of source topics that must be copartitioned.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct CopartitionGroup {
     /// The topics the topology reads from. Index into the array on the subtopology level.
     #[kafka(versions = "0+")]
@@ -195,7 +195,7 @@ pub struct CopartitionGroup {
 
 /// A common struct of `StreamsGroupHeartbeatRequest`, versions 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct KeyValue {
     /// key of the config
     #[kafka(versions = "0+")]
@@ -209,7 +209,7 @@ pub struct KeyValue {
 
 /// A common struct of `StreamsGroupHeartbeatRequest`, versions 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TopicInfo {
     /// The name of the topic.
     #[kafka(versions = "0+", entity_type = "topicName")]
@@ -229,7 +229,7 @@ pub struct TopicInfo {
 
 /// A common struct of `StreamsGroupHeartbeatRequest` (and the same struct in `StreamsGroupHeartbeatResponse`), versions 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Endpoint {
     /// host of the endpoint
     #[kafka(versions = "0+")]
@@ -243,7 +243,7 @@ pub struct Endpoint {
 
 /// A common struct of `StreamsGroupHeartbeatRequest`, versions 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TaskOffset {
     /// The subtopology identifier.
     #[kafka(versions = "0+")]
@@ -260,7 +260,7 @@ pub struct TaskOffset {
 
 /// A common struct of `StreamsGroupHeartbeatRequest` (and the same struct in `StreamsGroupHeartbeatResponse`), versions 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TaskIds {
     /// The subtopology identifier.
     #[kafka(versions = "0+")]
@@ -276,7 +276,7 @@ pub struct TaskIds {
 ///
 /// Global assignment information used for IQ. There is one entry per member, so several entries carry the same UserEndpoint when a client runs more than one stream thread; clients must union the entries of an endpoint. Null if unchanged since last heartbeat.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct EndpointToPartitions {
     /// User-defined endpoint to connect to the node
     #[kafka(versions = "0+")]
@@ -293,7 +293,7 @@ pub struct EndpointToPartitions {
 
 /// A common struct of `StreamsGroupHeartbeatResponse`, versions 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Status {
     /// A code to indicate that a particular status is active for the group membership
     #[kafka(versions = "0+")]
@@ -307,7 +307,7 @@ pub struct Status {
 
 /// A common struct of `StreamsGroupHeartbeatResponse`, versions 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TopicPartition {
     /// topic name
     #[kafka(versions = "0+", entity_type = "topicName")]

@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The StreamsGroupTopologyDescriptionUpdate request (API key 93): Kafka's `StreamsGroupTopologyDescriptionUpdateRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 93, request, versions = "0", flexible = "0+")]
+#[kafka(api_key = 93, request, versions = "0", flexible = "0+", outline)]
 pub struct StreamsGroupTopologyDescriptionUpdateRequest {
     /// The streams group identifier.
     #[kafka(versions = "0+", entity_type = "groupId")]
@@ -34,7 +34,7 @@ pub struct StreamsGroupTopologyDescriptionUpdateRequest {
 
 /// The StreamsGroupTopologyDescriptionUpdate response (API key 93): Kafka's `StreamsGroupTopologyDescriptionUpdateResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 93, response, versions = "0", flexible = "0+")]
+#[kafka(api_key = 93, response, versions = "0", flexible = "0+", outline)]
 pub struct StreamsGroupTopologyDescriptionUpdateResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -51,7 +51,7 @@ pub struct StreamsGroupTopologyDescriptionUpdateResponse {
 
 /// A common struct of `StreamsGroupTopologyDescriptionUpdateRequest`, versions 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TopologyDescription {
     /// The subtopologies that make up this topology.
     #[kafka(versions = "0+")]
@@ -65,7 +65,7 @@ pub struct TopologyDescription {
 
 /// A common struct of `StreamsGroupTopologyDescriptionUpdateRequest`, versions 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TopologyDescriptionSubtopology {
     /// The subtopology identifier, unique within the topology.
     #[kafka(versions = "0+")]
@@ -79,7 +79,7 @@ pub struct TopologyDescriptionSubtopology {
 
 /// A common struct of `StreamsGroupTopologyDescriptionUpdateRequest`, versions 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TopologyDescriptionNode {
     /// The name of this node (e.g., KSTREAM-SOURCE-0000000000).
     #[kafka(versions = "0+")]
@@ -110,7 +110,7 @@ pub struct TopologyDescriptionNode {
 
 /// A common struct of `StreamsGroupTopologyDescriptionUpdateRequest`, versions 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TopologyDescriptionGlobalStore {
     /// The source node providing data to the global store.
     #[kafka(versions = "0+")]

@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The UnregisterBroker request (API key 64): Kafka's `UnregisterBrokerRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 64, request, versions = "0", flexible = "0+")]
+#[kafka(api_key = 64, request, versions = "0", flexible = "0+", outline)]
 pub struct UnregisterBrokerRequest {
     /// The broker ID to unregister.
     #[kafka(versions = "0+", entity_type = "brokerId")]
@@ -25,7 +25,7 @@ pub struct UnregisterBrokerRequest {
 
 /// The UnregisterBroker response (API key 64): Kafka's `UnregisterBrokerResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 64, response, versions = "0", flexible = "0+")]
+#[kafka(api_key = 64, response, versions = "0", flexible = "0+", outline)]
 pub struct UnregisterBrokerResponse {
     /// Duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]

@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The UnregisterController request (API key 94): Kafka's `UnregisterControllerRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 94, request, versions = "0", flexible = "0+")]
+#[kafka(api_key = 94, request, versions = "0", flexible = "0+", outline)]
 pub struct UnregisterControllerRequest {
     /// The controller ID to unregister.
     #[kafka(versions = "0+")]
@@ -25,7 +25,7 @@ pub struct UnregisterControllerRequest {
 
 /// The UnregisterController response (API key 94): Kafka's `UnregisterControllerResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 94, response, versions = "0", flexible = "0+")]
+#[kafka(api_key = 94, response, versions = "0", flexible = "0+", outline)]
 pub struct UnregisterControllerResponse {
     /// Duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]

@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The UpdateFeatures request (API key 57): Kafka's `UpdateFeaturesRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 57, request, versions = "0-2", flexible = "0+")]
+#[kafka(api_key = 57, request, versions = "0-2", flexible = "0+", outline)]
 pub struct UpdateFeaturesRequest {
     /// How long to wait in milliseconds before timing out the request.
     #[kafka(versions = "0+", default = "60000", name = "timeoutMs")]
@@ -31,7 +31,7 @@ pub struct UpdateFeaturesRequest {
 
 /// The UpdateFeatures response (API key 57): Kafka's `UpdateFeaturesResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 57, response, versions = "0-2", flexible = "0+")]
+#[kafka(api_key = 57, response, versions = "0-2", flexible = "0+", outline)]
 pub struct UpdateFeaturesResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -53,7 +53,7 @@ pub struct UpdateFeaturesResponse {
 ///
 /// The list of updates to finalized features.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct FeatureUpdateKey {
     /// The name of the finalized feature to be updated.
     #[kafka(versions = "0+", map_key)]
@@ -75,7 +75,7 @@ pub struct FeatureUpdateKey {
 ///
 /// Results for each feature update.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0-1", flexible = "0+")]
+#[kafka(versions = "0-1", flexible = "0+", outline)]
 pub struct UpdatableFeatureResult {
     /// The name of the finalized feature.
     #[kafka(versions = "0+", map_key)]

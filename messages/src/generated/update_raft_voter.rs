@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The UpdateRaftVoter request (API key 82): Kafka's `UpdateRaftVoterRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 82, request, versions = "0", flexible = "0+")]
+#[kafka(api_key = 82, request, versions = "0", flexible = "0+", outline)]
 pub struct UpdateRaftVoterRequest {
     /// The cluster id.
     #[kafka(versions = "0+", nullable = "0+")]
@@ -40,7 +40,7 @@ pub struct UpdateRaftVoterRequest {
 
 /// The UpdateRaftVoter response (API key 82): Kafka's `UpdateRaftVoterResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 82, response, versions = "0", flexible = "0+")]
+#[kafka(api_key = 82, response, versions = "0", flexible = "0+", outline)]
 pub struct UpdateRaftVoterResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -59,7 +59,7 @@ pub struct UpdateRaftVoterResponse {
 ///
 /// The endpoint that can be used to communicate with the leader.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Listener {
     /// The name of the endpoint.
     #[kafka(versions = "0+", map_key)]
@@ -78,7 +78,7 @@ pub struct Listener {
 ///
 /// The range of versions of the protocol that the replica supports.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct KRaftVersionFeature {
     /// The minimum supported KRaft protocol version.
     #[kafka(versions = "0+")]
@@ -94,7 +94,7 @@ pub struct KRaftVersionFeature {
 ///
 /// Details of the current Raft cluster leader.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct CurrentLeader {
     /// The replica id of the current leader or -1 if the leader is unknown.
     #[kafka(versions = "0+", default = "-1", entity_type = "brokerId")]

@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The Vote request (API key 52): Kafka's `VoteRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 52, request, versions = "0-2", flexible = "0+")]
+#[kafka(api_key = 52, request, versions = "0-2", flexible = "0+", outline)]
 pub struct VoteRequest {
     /// The cluster id.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
@@ -31,7 +31,7 @@ pub struct VoteRequest {
 
 /// The Vote response (API key 52): Kafka's `VoteResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 52, response, versions = "0-2", flexible = "0+")]
+#[kafka(api_key = 52, response, versions = "0-2", flexible = "0+", outline)]
 pub struct VoteResponse {
     /// The top level error code.
     #[kafka(versions = "0+")]
@@ -50,7 +50,7 @@ pub struct VoteResponse {
 ///
 /// The topic data.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", name = "TopicData")]
+#[kafka(versions = "0+", flexible = "0+", name = "TopicData", outline)]
 pub struct VoteRequestTopicData {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName")]
@@ -66,7 +66,7 @@ pub struct VoteRequestTopicData {
 ///
 /// The partition data.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", name = "PartitionData")]
+#[kafka(versions = "0+", flexible = "0+", name = "PartitionData", outline)]
 pub struct VoteRequestPartitionData {
     /// The partition index.
     #[kafka(versions = "0+")]
@@ -100,7 +100,7 @@ pub struct VoteRequestPartitionData {
 ///
 /// The results for each topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", name = "TopicData")]
+#[kafka(versions = "0+", flexible = "0+", name = "TopicData", outline)]
 pub struct VoteResponseTopicData {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName")]
@@ -116,7 +116,7 @@ pub struct VoteResponseTopicData {
 ///
 /// The results for each partition.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", name = "PartitionData")]
+#[kafka(versions = "0+", flexible = "0+", name = "PartitionData", outline)]
 pub struct VoteResponsePartitionData {
     /// The partition index.
     #[kafka(versions = "0+")]
@@ -141,7 +141,7 @@ pub struct VoteResponsePartitionData {
 ///
 /// Endpoints for all current-leaders enumerated in PartitionData.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "1+", flexible = "0+")]
+#[kafka(versions = "1+", flexible = "0+", outline)]
 pub struct NodeEndpoint {
     /// The ID of the associated node.
     #[kafka(versions = "1+", entity_type = "brokerId", map_key)]

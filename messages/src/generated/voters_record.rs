@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// Kafka's `VotersRecord.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0", flexible = "0+")]
+#[kafka(versions = "0", flexible = "0+", outline)]
 pub struct VotersRecord {
     /// The version of the voters record.
     #[kafka(versions = "0+")]
@@ -30,7 +30,7 @@ pub struct VotersRecord {
 ///
 /// The set of voters in the quorum for this epoch.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Voter {
     /// The replica id of the voter in the topic partition.
     #[kafka(versions = "0+", entity_type = "brokerId")]
@@ -52,7 +52,7 @@ pub struct Voter {
 ///
 /// The endpoint that can be used to communicate with the voter.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Endpoint {
     /// The name of the endpoint.
     #[kafka(versions = "0+", map_key)]
@@ -71,7 +71,7 @@ pub struct Endpoint {
 ///
 /// The range of versions of the protocol that the replica supports.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct KRaftVersionFeature {
     /// The minimum supported KRaft protocol version.
     #[kafka(versions = "0+")]

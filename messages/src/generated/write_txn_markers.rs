@@ -14,7 +14,7 @@ use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The WriteTxnMarkers request (API key 27): Kafka's `WriteTxnMarkersRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 27, request, versions = "1-2", flexible = "1+")]
+#[kafka(api_key = 27, request, versions = "1-2", flexible = "1+", outline)]
 pub struct WriteTxnMarkersRequest {
     /// The transaction markers to be written.
     #[kafka(versions = "0+")]
@@ -25,7 +25,7 @@ pub struct WriteTxnMarkersRequest {
 
 /// The WriteTxnMarkers response (API key 27): Kafka's `WriteTxnMarkersResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 27, response, versions = "1-2", flexible = "1+")]
+#[kafka(api_key = 27, response, versions = "1-2", flexible = "1+", outline)]
 pub struct WriteTxnMarkersResponse {
     /// The results for writing makers.
     #[kafka(versions = "0+")]
@@ -38,7 +38,7 @@ pub struct WriteTxnMarkersResponse {
 ///
 /// The transaction markers to be written.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "1+")]
+#[kafka(versions = "0+", flexible = "1+", outline)]
 pub struct WritableTxnMarker {
     /// The current producer ID.
     #[kafka(versions = "0+", entity_type = "producerId")]
@@ -66,7 +66,7 @@ pub struct WritableTxnMarker {
 ///
 /// Each topic that we want to write transaction marker(s) for.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "1+")]
+#[kafka(versions = "0+", flexible = "1+", outline)]
 pub struct WritableTxnMarkerTopic {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName")]
@@ -82,7 +82,7 @@ pub struct WritableTxnMarkerTopic {
 ///
 /// The results for writing makers.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "1+")]
+#[kafka(versions = "0+", flexible = "1+", outline)]
 pub struct WritableTxnMarkerResult {
     /// The current producer ID in use by the transactional ID.
     #[kafka(versions = "0+", entity_type = "producerId")]
@@ -98,7 +98,7 @@ pub struct WritableTxnMarkerResult {
 ///
 /// The results by topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "1+")]
+#[kafka(versions = "0+", flexible = "1+", outline)]
 pub struct WritableTxnMarkerTopicResult {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName")]
@@ -114,7 +114,7 @@ pub struct WritableTxnMarkerTopicResult {
 ///
 /// The results by partition.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "1+")]
+#[kafka(versions = "0+", flexible = "1+", outline)]
 pub struct WritableTxnMarkerPartitionResult {
     /// The partition index.
     #[kafka(versions = "0+")]
