@@ -895,13 +895,16 @@ fn module_areas(m: &Module) -> Result<Vec<&'static str>, Error> {
 }
 
 /// Whether a module's structs are declared `outline` (each field a call, not inlined): those
-/// of APIs and schemas that no client sends or reads on its data path, that is, in neither
-/// `producer` nor `consumer` and not core. Their code is about a third of what LLVM has to
-/// optimise when inlined, at about twice the instructions to encode and half again to
-/// decode (still ahead of kafka-protocol on every input of 1 KB or more); see BENCHMARKS.md,
-/// *Twentieth wave*.
+/// of APIs and schemas off the data path, that is, in none of `producer`, `consumer` and
+/// `share` (a share consumer's fetches and acknowledgements, and the share coordinator's
+/// state writes behind them) and not core. It takes about a third off what LLVM optimises,
+/// for about 1.7x the instructions to encode and 1.05-1.3x to decode those APIs; see
+/// BENCHMARKS.md, *Twentieth wave*.
 fn off_hot_path(areas: &[&str]) -> bool {
-    !areas.is_empty() && !areas.iter().any(|a| matches!(*a, "producer" | "consumer"))
+    !areas.is_empty()
+        && !areas
+            .iter()
+            .any(|a| matches!(*a, "producer" | "consumer" | "share"))
 }
 
 /// The `cfg` attribute line of an item compiled in by `areas` (none for a core item).

@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The InitializeShareGroupState request (API key 83): Kafka's `InitializeShareGroupStateRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 83, request, versions = "0", flexible = "0+", outline)]
+#[kafka(api_key = 83, request, versions = "0", flexible = "0+")]
 pub struct InitializeShareGroupStateRequest {
     /// The group identifier.
     #[kafka(versions = "0+")]
@@ -28,7 +28,7 @@ pub struct InitializeShareGroupStateRequest {
 
 /// The InitializeShareGroupState response (API key 83): Kafka's `InitializeShareGroupStateResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 83, response, versions = "0", flexible = "0+", outline)]
+#[kafka(api_key = 83, response, versions = "0", flexible = "0+")]
 pub struct InitializeShareGroupStateResponse {
     /// The initialization results.
     #[kafka(versions = "0+")]
@@ -41,7 +41,7 @@ pub struct InitializeShareGroupStateResponse {
 ///
 /// The data for the topics.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", outline)]
+#[kafka(versions = "0+", flexible = "0+")]
 pub struct InitializeStateData {
     /// The topic identifier.
     #[kafka(versions = "0+")]
@@ -57,7 +57,7 @@ pub struct InitializeStateData {
 ///
 /// The data for the partitions.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", outline)]
+#[kafka(versions = "0+", flexible = "0+")]
 pub struct PartitionData {
     /// The partition index.
     #[kafka(versions = "0+")]
@@ -76,7 +76,7 @@ pub struct PartitionData {
 ///
 /// The initialization results.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", outline)]
+#[kafka(versions = "0+", flexible = "0+")]
 pub struct InitializeStateResult {
     /// The topic identifier.
     #[kafka(versions = "0+")]
@@ -92,7 +92,7 @@ pub struct InitializeStateResult {
 ///
 /// The results for the partitions.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", outline)]
+#[kafka(versions = "0+", flexible = "0+")]
 pub struct PartitionResult {
     /// The partition index.
     #[kafka(versions = "0+")]

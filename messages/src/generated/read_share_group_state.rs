@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The ReadShareGroupState request (API key 84): Kafka's `ReadShareGroupStateRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 84, request, versions = "0", flexible = "0+", outline)]
+#[kafka(api_key = 84, request, versions = "0", flexible = "0+")]
 pub struct ReadShareGroupStateRequest {
     /// The group identifier.
     #[kafka(versions = "0+")]
@@ -28,7 +28,7 @@ pub struct ReadShareGroupStateRequest {
 
 /// The ReadShareGroupState response (API key 84): Kafka's `ReadShareGroupStateResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 84, response, versions = "0", flexible = "0+", outline)]
+#[kafka(api_key = 84, response, versions = "0", flexible = "0+")]
 pub struct ReadShareGroupStateResponse {
     /// The read results.
     #[kafka(versions = "0+")]
@@ -41,7 +41,7 @@ pub struct ReadShareGroupStateResponse {
 ///
 /// The data for the topics.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", outline)]
+#[kafka(versions = "0+", flexible = "0+")]
 pub struct ReadStateData {
     /// The topic identifier.
     #[kafka(versions = "0+")]
@@ -57,7 +57,7 @@ pub struct ReadStateData {
 ///
 /// The data for the partitions.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", outline)]
+#[kafka(versions = "0+", flexible = "0+")]
 pub struct PartitionData {
     /// The partition index.
     #[kafka(versions = "0+")]
@@ -73,7 +73,7 @@ pub struct PartitionData {
 ///
 /// The read results.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", outline)]
+#[kafka(versions = "0+", flexible = "0+")]
 pub struct ReadStateResult {
     /// The topic identifier.
     #[kafka(versions = "0+")]
@@ -89,7 +89,7 @@ pub struct ReadStateResult {
 ///
 /// The results for the partitions.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", outline)]
+#[kafka(versions = "0+", flexible = "0+")]
 pub struct PartitionResult {
     /// The partition index.
     #[kafka(versions = "0+")]
@@ -117,7 +117,7 @@ pub struct PartitionResult {
 ///
 /// The state batches for this share-partition.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", outline)]
+#[kafka(versions = "0+", flexible = "0+")]
 pub struct StateBatch {
     /// The first offset of this state batch.
     #[kafka(versions = "0+")]

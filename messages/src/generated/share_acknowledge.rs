@@ -14,7 +14,7 @@ use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The ShareAcknowledge request (API key 79): Kafka's `ShareAcknowledgeRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 79, request, versions = "1-2", flexible = "0+", outline)]
+#[kafka(api_key = 79, request, versions = "1-2", flexible = "0+")]
 pub struct ShareAcknowledgeRequest {
     /// The group identifier.
     #[kafka(
@@ -42,7 +42,7 @@ pub struct ShareAcknowledgeRequest {
 
 /// The ShareAcknowledge response (API key 79): Kafka's `ShareAcknowledgeResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 79, response, versions = "1-2", flexible = "0+", outline)]
+#[kafka(api_key = 79, response, versions = "1-2", flexible = "0+")]
 pub struct ShareAcknowledgeResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -70,7 +70,7 @@ pub struct ShareAcknowledgeResponse {
 ///
 /// The topics containing records to acknowledge.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", outline)]
+#[kafka(versions = "0+", flexible = "0+")]
 pub struct AcknowledgeTopic {
     /// The unique topic ID.
     #[kafka(versions = "0+", map_key)]
@@ -86,7 +86,7 @@ pub struct AcknowledgeTopic {
 ///
 /// The partitions containing records to acknowledge.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", outline)]
+#[kafka(versions = "0+", flexible = "0+")]
 pub struct AcknowledgePartition {
     /// The partition index.
     #[kafka(versions = "0+", map_key)]
@@ -102,7 +102,7 @@ pub struct AcknowledgePartition {
 ///
 /// Record batches to acknowledge.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", outline)]
+#[kafka(versions = "0+", flexible = "0+")]
 pub struct AcknowledgementBatch {
     /// First offset of batch of records to acknowledge.
     #[kafka(versions = "0+")]
@@ -121,7 +121,7 @@ pub struct AcknowledgementBatch {
 ///
 /// The response topics.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", outline)]
+#[kafka(versions = "0+", flexible = "0+")]
 pub struct ShareAcknowledgeTopicResponse {
     /// The unique topic ID.
     #[kafka(versions = "0+", map_key)]
@@ -137,7 +137,7 @@ pub struct ShareAcknowledgeTopicResponse {
 ///
 /// The topic partitions.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", outline)]
+#[kafka(versions = "0+", flexible = "0+")]
 pub struct PartitionData {
     /// The partition index.
     #[kafka(versions = "0+")]
@@ -159,7 +159,7 @@ pub struct PartitionData {
 ///
 /// The current leader of the partition.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", outline)]
+#[kafka(versions = "0+", flexible = "0+")]
 pub struct LeaderIdAndEpoch {
     /// The ID of the current leader or -1 if the leader is unknown.
     #[kafka(versions = "0+")]
@@ -175,7 +175,7 @@ pub struct LeaderIdAndEpoch {
 ///
 /// Endpoints for all current leaders enumerated in PartitionData with error NOT_LEADER_OR_FOLLOWER.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", outline)]
+#[kafka(versions = "0+", flexible = "0+")]
 pub struct NodeEndpoint {
     /// The ID of the associated node.
     #[kafka(versions = "0+", entity_type = "brokerId", map_key)]

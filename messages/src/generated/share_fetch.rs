@@ -14,7 +14,7 @@ use kafka_wire::{FixedArray, KafkaMessage, Records, Str, UnknownTaggedFields, Uu
 
 /// The ShareFetch request (API key 78): Kafka's `ShareFetchRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 78, request, versions = "1-2", flexible = "0+", outline)]
+#[kafka(api_key = 78, request, versions = "1-2", flexible = "0+")]
 pub struct ShareFetchRequest {
     /// The group identifier.
     #[kafka(
@@ -63,7 +63,7 @@ pub struct ShareFetchRequest {
 
 /// The ShareFetch response (API key 78): Kafka's `ShareFetchResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 78, response, versions = "1-2", flexible = "0+", outline)]
+#[kafka(api_key = 78, response, versions = "1-2", flexible = "0+")]
 pub struct ShareFetchResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -91,7 +91,7 @@ pub struct ShareFetchResponse {
 ///
 /// The topics to fetch.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", outline)]
+#[kafka(versions = "0+", flexible = "0+")]
 pub struct FetchTopic {
     /// The unique topic ID.
     #[kafka(versions = "0+", map_key)]
@@ -107,7 +107,7 @@ pub struct FetchTopic {
 ///
 /// The partitions to fetch.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", outline)]
+#[kafka(versions = "0+", flexible = "0+")]
 pub struct FetchPartition {
     /// The partition index.
     #[kafka(versions = "0+", map_key)]
@@ -126,7 +126,7 @@ pub struct FetchPartition {
 ///
 /// Record batches to acknowledge.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", outline)]
+#[kafka(versions = "0+", flexible = "0+")]
 pub struct AcknowledgementBatch {
     /// First offset of batch of records to acknowledge.
     #[kafka(versions = "0+")]
@@ -145,7 +145,7 @@ pub struct AcknowledgementBatch {
 ///
 /// The partitions to remove from this share session.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", outline)]
+#[kafka(versions = "0+", flexible = "0+")]
 pub struct ForgottenTopic {
     /// The unique topic ID.
     #[kafka(versions = "0+")]
@@ -161,7 +161,7 @@ pub struct ForgottenTopic {
 ///
 /// The response topics.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", outline)]
+#[kafka(versions = "0+", flexible = "0+")]
 pub struct ShareFetchableTopicResponse {
     /// The unique topic ID.
     #[kafka(versions = "0+", map_key)]
@@ -177,7 +177,7 @@ pub struct ShareFetchableTopicResponse {
 ///
 /// The topic partitions.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", outline)]
+#[kafka(versions = "0+", flexible = "0+")]
 pub struct PartitionData {
     /// The partition index.
     #[kafka(versions = "0+")]
@@ -211,7 +211,7 @@ pub struct PartitionData {
 ///
 /// The current leader of the partition.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", outline)]
+#[kafka(versions = "0+", flexible = "0+")]
 pub struct LeaderIdAndEpoch {
     /// The ID of the current leader or -1 if the leader is unknown.
     #[kafka(versions = "0+")]
@@ -227,7 +227,7 @@ pub struct LeaderIdAndEpoch {
 ///
 /// The acquired records.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", outline)]
+#[kafka(versions = "0+", flexible = "0+")]
 pub struct AcquiredRecords {
     /// The earliest offset in this batch of acquired records.
     #[kafka(versions = "0+")]
@@ -246,7 +246,7 @@ pub struct AcquiredRecords {
 ///
 /// Endpoints for all current leaders enumerated in PartitionData with error NOT_LEADER_OR_FOLLOWER.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", outline)]
+#[kafka(versions = "0+", flexible = "0+")]
 pub struct NodeEndpoint {
     /// The ID of the associated node.
     #[kafka(versions = "0+", entity_type = "brokerId", map_key)]

@@ -14,7 +14,7 @@ use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The ShareGroupHeartbeat request (API key 76): Kafka's `ShareGroupHeartbeatRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 76, request, versions = "1", flexible = "0+", outline)]
+#[kafka(api_key = 76, request, versions = "1", flexible = "0+")]
 pub struct ShareGroupHeartbeatRequest {
     /// The group identifier.
     #[kafka(versions = "0+", entity_type = "groupId")]
@@ -42,7 +42,7 @@ pub struct ShareGroupHeartbeatRequest {
 
 /// The ShareGroupHeartbeat response (API key 76): Kafka's `ShareGroupHeartbeatResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 76, response, versions = "1", flexible = "0+", outline)]
+#[kafka(api_key = 76, response, versions = "1", flexible = "0+")]
 pub struct ShareGroupHeartbeatResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -73,7 +73,7 @@ pub struct ShareGroupHeartbeatResponse {
 ///
 /// null if not provided; the assignment otherwise.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", outline)]
+#[kafka(versions = "0+", flexible = "0+")]
 pub struct Assignment {
     /// The partitions assigned to the member.
     #[kafka(versions = "0+")]
@@ -84,7 +84,7 @@ pub struct Assignment {
 
 /// A common struct of `ShareGroupHeartbeatResponse`, versions 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", outline)]
+#[kafka(versions = "0+", flexible = "0+")]
 pub struct TopicPartitions {
     /// The topic ID.
     #[kafka(versions = "0+")]

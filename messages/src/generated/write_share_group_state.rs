@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The WriteShareGroupState request (API key 85): Kafka's `WriteShareGroupStateRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 85, request, versions = "0-1", flexible = "0+", outline)]
+#[kafka(api_key = 85, request, versions = "0-1", flexible = "0+")]
 pub struct WriteShareGroupStateRequest {
     /// The group identifier.
     #[kafka(versions = "0+")]
@@ -28,7 +28,7 @@ pub struct WriteShareGroupStateRequest {
 
 /// The WriteShareGroupState response (API key 85): Kafka's `WriteShareGroupStateResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 85, response, versions = "0-1", flexible = "0+", outline)]
+#[kafka(api_key = 85, response, versions = "0-1", flexible = "0+")]
 pub struct WriteShareGroupStateResponse {
     /// The write results.
     #[kafka(versions = "0+")]
@@ -41,7 +41,7 @@ pub struct WriteShareGroupStateResponse {
 ///
 /// The data for the topics.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", outline)]
+#[kafka(versions = "0+", flexible = "0+")]
 pub struct WriteStateData {
     /// The topic identifier.
     #[kafka(versions = "0+")]
@@ -57,7 +57,7 @@ pub struct WriteStateData {
 ///
 /// The data for the partitions.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", outline)]
+#[kafka(versions = "0+", flexible = "0+")]
 pub struct PartitionData {
     /// The partition index.
     #[kafka(versions = "0+")]
@@ -85,7 +85,7 @@ pub struct PartitionData {
 ///
 /// The state batches for the share-partition.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", outline)]
+#[kafka(versions = "0+", flexible = "0+")]
 pub struct StateBatch {
     /// The first offset of this state batch.
     #[kafka(versions = "0+")]
@@ -107,7 +107,7 @@ pub struct StateBatch {
 ///
 /// The write results.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", outline)]
+#[kafka(versions = "0+", flexible = "0+")]
 pub struct WriteStateResult {
     /// The topic identifier.
     #[kafka(versions = "0+")]
@@ -123,7 +123,7 @@ pub struct WriteStateResult {
 ///
 /// The results for the partitions.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+", outline)]
+#[kafka(versions = "0+", flexible = "0+")]
 pub struct PartitionResult {
     /// The partition index.
     #[kafka(versions = "0+")]
