@@ -899,7 +899,7 @@ fn module_areas(m: &Module) -> Result<Vec<&'static str>, Error> {
 /// `share` (a share consumer's fetches and acknowledgements, and the share coordinator's
 /// state writes behind them) and not core. It takes about a third off what LLVM optimises,
 /// for about 1.7x the instructions to encode and 1.05-1.3x to decode those APIs; see
-/// BENCHMARKS.md, *Twentieth wave*.
+/// BENCHMARKS.md, *Twentieth wave — compile time*.
 fn off_hot_path(areas: &[&str]) -> bool {
     !areas.is_empty()
         && !areas
