@@ -448,23 +448,39 @@ pub trait Fx: Sized {
     /// [`Fx::put`] in one function per field type and buffer, called rather than inlined
     /// (the derive's `outline` structs): a field is then a call in its struct's body, which
     /// the optimiser has far less of to work through.
-    fn put_out<B: VecBuf + ?Sized>(&self, s: St, b: &mut B, i: usize) -> EncRes;
+    #[inline(never)]
+    fn put_out<B: VecBuf + ?Sized>(&self, s: St, b: &mut B, i: usize) -> EncRes {
+        self.put(s, b, i)
+    }
 
     /// [`Fx::size_in`], out of line (see [`Fx::put_out`]).
-    fn size_out(&self, s: St) -> usize;
+    #[inline(never)]
+    fn size_out(&self, s: St) -> usize {
+        self.size_in(s)
+    }
 
     /// [`Fx::get`], out of line (see [`Fx::put_out`]).
-    fn get_out(r: &mut Reader<'_>, s: St, i: usize) -> DecRes<Self>;
+    #[inline(never)]
+    fn get_out(r: &mut Reader<'_>, s: St, i: usize) -> DecRes<Self> {
+        Self::get(r, s, i)
+    }
 
     /// [`Fx::get_or`], out of line (see [`Fx::put_out`]): the version test stays in the
     /// caller, so an absent field costs no call.
+    #[inline]
     fn get_or_out(
         r: &mut Reader<'_>,
         s: St,
         i: usize,
         present: bool,
         default: Self,
-    ) -> DecRes<Self>;
+    ) -> DecRes<Self> {
+        if present {
+            Self::get_out(r, s, i)
+        } else {
+            Ok(default)
+        }
+    }
 
     /// Fails when non-ignorable field `i`, which the version does not have, holds a value
     /// other than its default (Kafka's generated code throws `UnsupportedVersionException`).
@@ -561,36 +577,6 @@ impl<T: Field> Fx for T {
     fn get_or(r: &mut Reader<'_>, s: St, i: usize, present: bool, default: Self) -> DecRes<Self> {
         if present {
             Self::get(r, s, i)
-        } else {
-            Ok(default)
-        }
-    }
-
-    #[inline(never)]
-    fn put_out<B: VecBuf + ?Sized>(&self, s: St, b: &mut B, i: usize) -> EncRes {
-        self.put(s, b, i)
-    }
-
-    #[inline(never)]
-    fn size_out(&self, s: St) -> usize {
-        self.size_in(s)
-    }
-
-    #[inline(never)]
-    fn get_out(r: &mut Reader<'_>, s: St, i: usize) -> DecRes<Self> {
-        Self::get(r, s, i)
-    }
-
-    #[inline]
-    fn get_or_out(
-        r: &mut Reader<'_>,
-        s: St,
-        i: usize,
-        present: bool,
-        default: Self,
-    ) -> DecRes<Self> {
-        if present {
-            Self::get_out(r, s, i)
         } else {
             Ok(default)
         }
