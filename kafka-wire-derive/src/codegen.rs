@@ -648,6 +648,14 @@ pub fn generate(s: &Struct) -> TokenStream {
         None => (quote!(), quote!(0)),
     };
 
+    // Arrays of an `outline` struct go through the element loops compiled once for every
+    // such type (`Field::OUTLINED`).
+    let outlined = s.outline.then(|| {
+        quote!(
+            const OUTLINED: bool = true;
+        )
+    });
+
     quote! {
         const _: () = {
             use #krate::__private as #kw;
@@ -658,6 +666,7 @@ pub fn generate(s: &Struct) -> TokenStream {
             impl #kw::Field for #ident {
                 const KAFKA_TYPE: #kw::KafkaType = #kw::KafkaType::Struct(#kw::meta_of::<Self>);
                 const NESTED_FLEXIBLE: #kw::Option<#kw::VersionRange> = #kw::Some(#m.flexible);
+                #outlined
 
                 fn write<#bt: #kw::BufMut + ?Sized>(&self, #b: &mut #bt, #cx: #kw::Cx) -> #kw::EncRes {
                     #kw::write_staged(self, #b, #cx)

@@ -118,6 +118,13 @@ pub trait Field: Sized {
     #[doc(hidden)]
     const UTF8_REQUIRED: bool = false;
 
+    /// Implementation detail of the derive, hidden: whether this type is a struct declared
+    /// `outline`, so that arrays of it are read, written and sized by element loops compiled
+    /// once for every such type (each element a call through a vtable) rather than one loop
+    /// per element type. Leave it at its default.
+    #[doc(hidden)]
+    const OUTLINED: bool = false;
+
     /// Writes the value.
     ///
     /// A write that fails may leave part of the value in `buf`: the encode entry points
@@ -1283,6 +1290,10 @@ impl<T: Field> Field for Vec<T> {
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
     fn read(r: &mut Reader<'_>, cx: Cx) -> Result<Self, DecodeError> {
+        if T::OUTLINED {
+            // The count too is read in the shared loop.
+            return read_outlined(r, cx, None);
+        }
         let n = read_array_count(r, cx);
         read_elements(r, cx, n)
     }
@@ -1337,6 +1348,9 @@ impl<T: Field> NullableField for Vec<T> {
         let Some(items) = v else {
             return put_null(buf, Prefix::I32, cx.compact);
         };
+        if T::OUTLINED {
+            return write_each(items, items.len(), buf.vec(), cx);
+        }
         put_len(buf, Prefix::I32, items.len(), cx.compact)?;
         let ecx = cx.element();
         let mut it = items.iter();
@@ -1353,6 +1367,9 @@ impl<T: Field> NullableField for Vec<T> {
         let Some(items) = v else {
             return prefix_size(Prefix::I32, None, cx.compact);
         };
+        if T::OUTLINED {
+            return size_each(items, items.len(), cx);
+        }
         let ecx = cx.element();
         let mut n = prefix_size(Prefix::I32, Some(items.len()), cx.compact);
         if let Some(all) = T::size_array_at_once(items, Sealed::TOKEN) {
@@ -1433,6 +1450,9 @@ pub(crate) fn read_elements<T: Field>(
 ) -> Result<Vec<T>, DecodeError> {
     let n = n?;
     let ecx = cx.element();
+    if T::OUTLINED {
+        return read_outlined(r, cx, Some(n));
+    }
     if let Some(v) = T::read_array_at_once(r, n, Sealed::TOKEN) {
         return Ok(v);
     }
@@ -1456,6 +1476,134 @@ pub(crate) fn read_elements<T: Field>(
     }
     c.finish(r, ecx, T::read_discard)?;
     Ok(out)
+}
+
+/// An array of an `outline` struct as the element loops compiled once for every such type
+/// see it (see [`Field::OUTLINED`]): on the read side the vector being filled, on the write
+/// side the vector being written. The loops ([`read_each`], [`write_each`], [`size_each`])
+/// call these through a vtable, so each element type adds only these small functions to
+/// the build, not a copy of the loop with its claims, growth and error paths (about 390
+/// lines of unoptimised IR per element type on the read side alone). An `outline`
+/// struct already reads and writes each field through a call; one more per element is
+/// in keeping with that.
+trait Elements {
+    /// Reserves room for exactly `cap` more elements.
+    fn reserve_exact(&mut self, cap: usize);
+    /// Reads one element and appends it.
+    fn read_push(&mut self, r: &mut Reader<'_>, ecx: Cx) -> Result<(), DecodeError>;
+    /// Writes element `i` (in bounds: the loops go up to the length they were given).
+    fn write_at(&self, i: usize, buf: &mut Vec<u8>, ecx: Cx) -> Result<(), EncodeError>;
+    /// The size of element `i`.
+    fn size_at(&self, i: usize, ecx: Cx) -> usize;
+}
+
+impl<T: Field> Elements for Vec<T> {
+    fn reserve_exact(&mut self, cap: usize) {
+        Vec::reserve_exact(self, cap);
+    }
+
+    fn read_push(&mut self, r: &mut Reader<'_>, ecx: Cx) -> Result<(), DecodeError> {
+        let x = T::read(r, ecx)?;
+        self.push(x);
+        Ok(())
+    }
+
+    fn write_at(&self, i: usize, buf: &mut Vec<u8>, ecx: Cx) -> Result<(), EncodeError> {
+        match self.get(i) {
+            Some(x) => x.write_vec(buf, ecx, Sealed::TOKEN),
+            None => Ok(()),
+        }
+    }
+
+    fn size_at(&self, i: usize, ecx: Cx) -> usize {
+        match self.get(i) {
+            Some(x) => x.size(ecx),
+            None => 0,
+        }
+    }
+}
+
+/// The elements of an array of an `outline` struct at `cx` (the array's context): `n`
+/// of them, or as many as the non-null count read first says when `n` is `None`.
+#[inline]
+fn read_outlined<T: Field>(
+    r: &mut Reader<'_>,
+    cx: Cx,
+    n: Option<usize>,
+) -> Result<Vec<T>, DecodeError> {
+    let mut out = Vec::new();
+    match read_each(
+        r,
+        cx,
+        n,
+        T::min_size(cx.element()),
+        T::read_discard,
+        &mut out,
+    ) {
+        Ok(()) => Ok(out),
+        Err(e) => Err(e),
+    }
+}
+
+/// [`read_array_count`] (when `n` is `None`) and [`read_elements`] for an `outline` element
+/// type, compiled once: the same claims, the same reservation, the same errors (see
+/// [`Elements`]).
+#[inline(never)]
+fn read_each(
+    r: &mut Reader<'_>,
+    cx: Cx,
+    n: Option<usize>,
+    min: usize,
+    discard: fn(&mut Reader<'_>, Cx, Sealed) -> Result<(), DecodeError>,
+    out: &mut dyn Elements,
+) -> Result<(), DecodeError> {
+    let n = match n {
+        Some(n) => n,
+        None => read_array_count(r, cx)?,
+    };
+    let ecx = cx.element();
+    let mut c = Claims::new(r, n, min);
+    out.reserve_exact(c.cap);
+    let mut i = 0;
+    while i < c.cap {
+        c.next(r);
+        if let Err(e) = out.read_push(r, ecx) {
+            return Err(c.failed(r, e, i));
+        }
+        i += 1;
+    }
+    c.finish(r, ecx, discard)
+}
+
+/// The length prefix and the `n` elements of a non-null array of an `outline` struct,
+/// compiled once (see [`Elements`]).
+#[inline(never)]
+fn write_each(
+    items: &dyn Elements,
+    n: usize,
+    buf: &mut Vec<u8>,
+    cx: Cx,
+) -> Result<(), EncodeError> {
+    put_len(buf, Prefix::I32, n, cx.compact)?;
+    let ecx = cx.element();
+    for i in 0..n {
+        if let Err(e) = items.write_at(i, buf, ecx) {
+            return Err(e.at_index_nounwind(i));
+        }
+    }
+    Ok(())
+}
+
+/// The size of a non-null array of `n` elements of an `outline` struct at `cx`, its length
+/// prefix included, compiled once (see [`Elements`]).
+#[inline(never)]
+fn size_each(items: &dyn Elements, n: usize, cx: Cx) -> usize {
+    let ecx = cx.element();
+    let mut sum = prefix_size(Prefix::I32, Some(n), cx.compact);
+    for i in 0..n {
+        sum += items.size_at(i, ecx);
+    }
+    sum
 }
 
 /// The claims of one array's elements (see [`read_elements`]): everything in the element

@@ -3,7 +3,9 @@
 //! rules drift apart: a tagged range that starts after the flexible range, nullable ranges
 //! narrower than the field's versions, ignorable and non-ignorable fields that some versions
 //! lack, nested flexible structs, unknown tagged fields at every level, and arrays of
-//! fixed-width integers kept as their wire bytes (`FixedArray`) at every width.
+//! fixed-width integers kept as their wire bytes (`FixedArray`) at every width, and the same
+//! nesting declared `outline` (each field a call, arrays of structs through the element loops
+//! shared by every `outline` type).
 //!
 //! Each struct gets at least 100,000 mutated inputs (random legal values, encoded, then bytes
 //! flipped, replaced, inserted, deleted or cut): both codecs must accept the same inputs and
@@ -130,6 +132,68 @@ struct Outer {
     /// A tagged struct.
     #[kafka(versions = "2+", tag = 0, tagged = "2+")]
     tagged_mid: Mid,
+    /// Unknown tagged fields.
+    unknown_tagged_fields: UnknownTaggedFields,
+}
+
+/// [`Leaf`] declared `outline` (each field a call to its type's out-of-line template).
+#[derive(KafkaMessage, Debug, Clone, PartialEq)]
+#[kafka(versions = "0+", flexible = "2+", outline)]
+struct OutLeaf {
+    /// A number.
+    #[kafka(versions = "0+")]
+    n: i16,
+    /// A tagged nullable string.
+    #[kafka(
+        versions = "2+",
+        tag = 0,
+        tagged = "2+",
+        nullable = "2+",
+        default = "null"
+    )]
+    note: Option<Str>,
+    /// Unknown tagged fields.
+    unknown_tagged_fields: UnknownTaggedFields,
+}
+
+/// [`Mid`] declared `outline`, with a nullable array of `outline` structs.
+#[derive(KafkaMessage, Debug, Clone, PartialEq)]
+#[kafka(versions = "0+", flexible = "2+", outline)]
+struct OutMid {
+    /// A nested struct.
+    #[kafka(versions = "0+")]
+    leaf: OutLeaf,
+    /// A number.
+    #[kafka(versions = "0+")]
+    x: i64,
+    /// An array of structs, nullable from v1.
+    #[kafka(versions = "0+", nullable = "1+")]
+    leaves: Option<Vec<OutLeaf>>,
+    /// Tagged from v3.
+    #[kafka(versions = "3+", tag = 0, tagged = "3+")]
+    late: Str,
+    /// Unknown tagged fields.
+    unknown_tagged_fields: UnknownTaggedFields,
+}
+
+/// [`Outer`] with every struct `outline`: its arrays of structs (plain, nullable, tagged,
+/// nested) go through the element loops compiled once for every `outline` type
+/// (`Field::OUTLINED`) rather than one loop per element type.
+#[derive(KafkaMessage, Debug, Clone, PartialEq)]
+#[kafka(api_key = 1004, request, versions = "0-3", flexible = "2+", outline)]
+struct OutOuter {
+    /// An array of structs.
+    #[kafka(versions = "0+")]
+    items: Vec<OutMid>,
+    /// A nullable struct from v2, absent in v0.
+    #[kafka(versions = "1+", nullable = "2+")]
+    one: Option<OutMid>,
+    /// A tagged struct.
+    #[kafka(versions = "2+", tag = 0, tagged = "2+")]
+    tagged_mid: OutMid,
+    /// A tagged array of structs.
+    #[kafka(versions = "2+", tag = 1, tagged = "2+")]
+    tagged_leaves: Vec<OutLeaf>,
     /// Unknown tagged fields.
     unknown_tagged_fields: UnknownTaggedFields,
 }
@@ -467,6 +531,7 @@ fn frames_with_limits_and_trailing_bytes() {
         compare_frames::<Narrow>(0..=5, 12),
         compare_frames::<Outer>(0..=3, 13),
         compare_frames::<Fixed>(0..=2, 14),
+        compare_frames::<OutOuter>(0..=3, 15),
     ] {
         assert!(ok > FRAMES / 20, "too few mutated frames decode: {ok}");
     }
@@ -487,6 +552,12 @@ fn narrow_nullable_and_absent_fields() {
 #[test]
 fn nested_flexible_structs_with_unknown_tags_everywhere() {
     let ok = compare::<Outer>(0..=3, 3);
+    assert!(ok > INPUTS / 50, "too few mutated inputs decode: {ok}");
+}
+
+#[test]
+fn outline_structs_and_their_shared_element_loops() {
+    let ok = compare::<OutOuter>(0..=3, 5);
     assert!(ok > INPUTS / 50, "too few mutated inputs decode: {ok}");
 }
 
