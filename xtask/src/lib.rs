@@ -852,8 +852,9 @@ pub fn areas_of(api: &str, listeners: &[String]) -> Vec<&'static str> {
 /// Checks that every name the area tables use is an API or non-API schema of `modules`: a
 /// table naming something Kafka removed or renamed must be updated, not ignored.
 fn check_area_tables(apis: &BTreeSet<String>, data: &BTreeSet<String>) -> Result<(), Error> {
-    let lists: [&[&str]; 8] = [
+    let lists: [&[&str]; 9] = [
         CORE,
+        SHARE_DATA_PATH,
         JAVA_PRODUCER,
         JAVA_CONSUMER,
         JAVA_ADMIN,
@@ -894,17 +895,30 @@ fn module_areas(m: &Module) -> Result<Vec<&'static str>, Error> {
         .ok_or_else(|| format!("{}: {} is in no feature area", s.file, s.name))
 }
 
+/// The share-group APIs on the data path: the share consumer's own (its heartbeats, fetches
+/// and acknowledgements) and the share coordinator's state RPCs behind each acknowledgement
+/// and each newly consumed partition. The admin's share-group APIs (describe, alter and
+/// delete offsets, describe groups) and what serves them (state summaries, state deletion)
+/// are off it.
+const SHARE_DATA_PATH: &[&str] = &[
+    "ShareGroupHeartbeat",
+    "ShareFetch",
+    "ShareAcknowledge",
+    "InitializeShareGroupState",
+    "ReadShareGroupState",
+    "WriteShareGroupState",
+];
+
 /// Whether a module's structs are declared `outline` (each field a call, not inlined): those
-/// of APIs and schemas off the data path, that is, in none of `producer`, `consumer` and
-/// `share` (a share consumer's fetches and acknowledgements, and the share coordinator's
-/// state writes behind them) and not core. It takes about a third off what LLVM optimises,
+/// of APIs and schemas off the data path, that is, in neither `producer` nor `consumer`, not
+/// one of [`SHARE_DATA_PATH`], and not core. It takes about a third off what LLVM optimises,
 /// for about 1.7x the instructions to encode and 1.05-1.3x to decode those APIs; see
-/// BENCHMARKS.md, *Twentieth wave — compile time*.
-fn off_hot_path(areas: &[&str]) -> bool {
+/// BENCHMARKS.md, *Twentieth wave — compile time*. `api` is the module's API name (`None`
+/// for a non-API schema).
+fn off_hot_path(api: Option<&str>, areas: &[&str]) -> bool {
     !areas.is_empty()
-        && !areas
-            .iter()
-            .any(|a| matches!(*a, "producer" | "consumer" | "share"))
+        && !areas.iter().any(|a| matches!(*a, "producer" | "consumer"))
+        && !api.is_some_and(|a| SHARE_DATA_PATH.contains(&a))
 }
 
 /// The `cfg` attribute line of an item compiled in by `areas` (none for a core item).
@@ -1265,7 +1279,8 @@ fn module_source(m: &Module) -> Result<(String, Vec<(String, bool)>), Error> {
     let mut uses = BTreeSet::from(["KafkaMessage".to_owned()]);
     let mut body = String::new();
     let mut names = Vec::new();
-    let outline = off_hot_path(&module_areas(m)?);
+    let api = m.schemas[0].api_key.map(|_| api_name(&m.schemas[0]));
+    let outline = off_hot_path(api, &module_areas(m)?);
     for s in &m.schemas {
         let flexible = &s.flexible_versions;
         let mut attrs = Vec::new();

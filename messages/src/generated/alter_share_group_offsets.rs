@@ -15,7 +15,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The AlterShareGroupOffsets request (API key 91): Kafka's `AlterShareGroupOffsetsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 91, request, versions = "0", flexible = "0+")]
+#[kafka(api_key = 91, request, versions = "0", flexible = "0+", outline)]
 pub struct AlterShareGroupOffsetsRequest {
     /// The group identifier.
     #[kafka(versions = "0+", entity_type = "groupId")]
@@ -29,7 +29,7 @@ pub struct AlterShareGroupOffsetsRequest {
 
 /// The AlterShareGroupOffsets response (API key 91): Kafka's `AlterShareGroupOffsetsResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 91, response, versions = "0", flexible = "0+")]
+#[kafka(api_key = 91, response, versions = "0", flexible = "0+", outline)]
 pub struct AlterShareGroupOffsetsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -51,7 +51,7 @@ pub struct AlterShareGroupOffsetsResponse {
 ///
 /// The topics to alter offsets for.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct AlterShareGroupOffsetsRequestTopic {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName", map_key)]
@@ -67,7 +67,7 @@ pub struct AlterShareGroupOffsetsRequestTopic {
 ///
 /// Each partition to alter offsets for.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct AlterShareGroupOffsetsRequestPartition {
     /// The partition index.
     #[kafka(versions = "0+")]
@@ -83,7 +83,7 @@ pub struct AlterShareGroupOffsetsRequestPartition {
 ///
 /// The results for each topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct AlterShareGroupOffsetsResponseTopic {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName", map_key)]
@@ -100,7 +100,7 @@ pub struct AlterShareGroupOffsetsResponseTopic {
 
 /// `Partitions` of `AlterShareGroupOffsetsResponseTopic`, versions 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct AlterShareGroupOffsetsResponsePartition {
     /// The partition index.
     #[kafka(versions = "0+")]

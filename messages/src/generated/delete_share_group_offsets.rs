@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The DeleteShareGroupOffsets request (API key 92): Kafka's `DeleteShareGroupOffsetsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 92, request, versions = "0", flexible = "0+")]
+#[kafka(api_key = 92, request, versions = "0", flexible = "0+", outline)]
 pub struct DeleteShareGroupOffsetsRequest {
     /// The group identifier.
     #[kafka(versions = "0+", entity_type = "groupId")]
@@ -28,7 +28,7 @@ pub struct DeleteShareGroupOffsetsRequest {
 
 /// The DeleteShareGroupOffsets response (API key 92): Kafka's `DeleteShareGroupOffsetsResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 92, response, versions = "0", flexible = "0+")]
+#[kafka(api_key = 92, response, versions = "0", flexible = "0+", outline)]
 pub struct DeleteShareGroupOffsetsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -50,7 +50,7 @@ pub struct DeleteShareGroupOffsetsResponse {
 ///
 /// The topics to delete offsets for.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct DeleteShareGroupOffsetsRequestTopic {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName")]
@@ -63,7 +63,7 @@ pub struct DeleteShareGroupOffsetsRequestTopic {
 ///
 /// The results for each topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct DeleteShareGroupOffsetsResponseTopic {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName")]

@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The DeleteShareGroupState request (API key 86): Kafka's `DeleteShareGroupStateRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 86, request, versions = "0", flexible = "0+")]
+#[kafka(api_key = 86, request, versions = "0", flexible = "0+", outline)]
 pub struct DeleteShareGroupStateRequest {
     /// The group identifier.
     #[kafka(versions = "0+")]
@@ -28,7 +28,7 @@ pub struct DeleteShareGroupStateRequest {
 
 /// The DeleteShareGroupState response (API key 86): Kafka's `DeleteShareGroupStateResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 86, response, versions = "0", flexible = "0+")]
+#[kafka(api_key = 86, response, versions = "0", flexible = "0+", outline)]
 pub struct DeleteShareGroupStateResponse {
     /// The delete results.
     #[kafka(versions = "0+")]
@@ -41,7 +41,7 @@ pub struct DeleteShareGroupStateResponse {
 ///
 /// The data for the topics.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct DeleteStateData {
     /// The topic identifier.
     #[kafka(versions = "0+")]
@@ -57,7 +57,7 @@ pub struct DeleteStateData {
 ///
 /// The data for the partitions.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct PartitionData {
     /// The partition index.
     #[kafka(versions = "0+")]
@@ -70,7 +70,7 @@ pub struct PartitionData {
 ///
 /// The delete results.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct DeleteStateResult {
     /// The topic identifier.
     #[kafka(versions = "0+")]
@@ -86,7 +86,7 @@ pub struct DeleteStateResult {
 ///
 /// The results for the partitions.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct PartitionResult {
     /// The partition index.
     #[kafka(versions = "0+")]

@@ -15,7 +15,7 @@ use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The DescribeShareGroupOffsets request (API key 90): Kafka's `DescribeShareGroupOffsetsRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 90, request, versions = "0-1", flexible = "0+")]
+#[kafka(api_key = 90, request, versions = "0-1", flexible = "0+", outline)]
 pub struct DescribeShareGroupOffsetsRequest {
     /// The groups to describe offsets for.
     #[kafka(versions = "0+")]
@@ -26,7 +26,7 @@ pub struct DescribeShareGroupOffsetsRequest {
 
 /// The DescribeShareGroupOffsets response (API key 90): Kafka's `DescribeShareGroupOffsetsResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 90, response, versions = "0-1", flexible = "0+")]
+#[kafka(api_key = 90, response, versions = "0-1", flexible = "0+", outline)]
 pub struct DescribeShareGroupOffsetsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
     #[kafka(versions = "0+")]
@@ -42,7 +42,7 @@ pub struct DescribeShareGroupOffsetsResponse {
 ///
 /// The groups to describe offsets for.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct DescribeShareGroupOffsetsRequestGroup {
     /// The group identifier.
     #[kafka(versions = "0+", entity_type = "groupId")]
@@ -58,7 +58,7 @@ pub struct DescribeShareGroupOffsetsRequestGroup {
 ///
 /// The topics to describe offsets for, or null for all topic-partitions.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct DescribeShareGroupOffsetsRequestTopic {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName")]
@@ -74,7 +74,7 @@ pub struct DescribeShareGroupOffsetsRequestTopic {
 ///
 /// The results for each group.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct DescribeShareGroupOffsetsResponseGroup {
     /// The group identifier.
     #[kafka(versions = "0+", entity_type = "groupId")]
@@ -96,7 +96,7 @@ pub struct DescribeShareGroupOffsetsResponseGroup {
 ///
 /// The results for each topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct DescribeShareGroupOffsetsResponseTopic {
     /// The topic name.
     #[kafka(versions = "0+", entity_type = "topicName")]
@@ -113,7 +113,7 @@ pub struct DescribeShareGroupOffsetsResponseTopic {
 
 /// `Partitions` of `DescribeShareGroupOffsetsResponseTopic`, versions 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct DescribeShareGroupOffsetsResponsePartition {
     /// The partition index.
     #[kafka(versions = "0+")]

@@ -14,7 +14,7 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The ReadShareGroupStateSummary request (API key 87): Kafka's `ReadShareGroupStateSummaryRequest.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 87, request, versions = "0-1", flexible = "0+")]
+#[kafka(api_key = 87, request, versions = "0-1", flexible = "0+", outline)]
 pub struct ReadShareGroupStateSummaryRequest {
     /// The group identifier.
     #[kafka(versions = "0+")]
@@ -28,7 +28,7 @@ pub struct ReadShareGroupStateSummaryRequest {
 
 /// The ReadShareGroupStateSummary response (API key 87): Kafka's `ReadShareGroupStateSummaryResponse.json`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(api_key = 87, response, versions = "0-1", flexible = "0+")]
+#[kafka(api_key = 87, response, versions = "0-1", flexible = "0+", outline)]
 pub struct ReadShareGroupStateSummaryResponse {
     /// The read results.
     #[kafka(versions = "0+")]
@@ -41,7 +41,7 @@ pub struct ReadShareGroupStateSummaryResponse {
 ///
 /// The data for the topics.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct ReadStateSummaryData {
     /// The topic identifier.
     #[kafka(versions = "0+")]
@@ -57,7 +57,7 @@ pub struct ReadStateSummaryData {
 ///
 /// The data for the partitions.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct PartitionData {
     /// The partition index.
     #[kafka(versions = "0+")]
@@ -73,7 +73,7 @@ pub struct PartitionData {
 ///
 /// The read results.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct ReadStateSummaryResult {
     /// The topic identifier.
     #[kafka(versions = "0+")]
@@ -89,7 +89,7 @@ pub struct ReadStateSummaryResult {
 ///
 /// The results for the partitions.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "0+")]
+#[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct PartitionResult {
     /// The partition index.
     #[kafka(versions = "0+")]
