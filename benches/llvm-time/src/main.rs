@@ -6,7 +6,8 @@
 //! by the kind of that function, read from its method name: decode (`decode`, `read*`),
 //! size (`*size*`), encode (`encode`, `write*`, `put*`), drop glue, other. Times are thread times summed over LLVM's
 //! worker threads, and the profile itself slows the build (about a third here), so compare
-//! two crates profiled the same way, not a profile with a plain build.
+//! two crates profiled the same way, not a profile with a plain build. rustc's own events
+//! (queries, MIR passes, building the LLVM IR) are summed by label in a last table.
 
 use std::collections::HashMap;
 use std::time::SystemTime;
@@ -116,6 +117,9 @@ fn main() {
     let mut by_kind: HashMap<&'static str, (f64, usize)> = HashMap::new();
     let mut functions: HashMap<&str, &'static str> = HashMap::new();
     let mut total = 0.0;
+    // rustc's own work (queries, MIR, building the LLVM IR), by event label.
+    let mut by_query: HashMap<&str, f64> = HashMap::new();
+    let mut rustc_total = 0.0;
     // The open events: (index, time of their children so far).
     let mut stack: Vec<(usize, f64)> = Vec::new();
     let mut close = |stack: &mut Vec<(usize, f64)>| {
@@ -129,6 +133,8 @@ fn main() {
         }
         let llvm = e.label.contains("Pass") || e.label.starts_with("LLVM");
         if !llvm {
+            rustc_total += own;
+            *by_query.entry(e.label.as_str()).or_default() += own;
             return;
         }
         total += own;
@@ -192,5 +198,15 @@ fn main() {
     passes.sort_by(|a, b| b.1.total_cmp(&a.1));
     for (p, t) in passes.into_iter().take(20) {
         println!("| {p} | {t:.2} |");
+    }
+    println!();
+    println!("rustc's own self time (not LLVM), all threads: {rustc_total:.1} s");
+    println!();
+    println!("| rustc query or activity | self time (s) |");
+    println!("| --- | ---: |");
+    let mut queries: Vec<_> = by_query.into_iter().collect();
+    queries.sort_by(|a, b| b.1.total_cmp(&a.1));
+    for (q, t) in queries.into_iter().take(15) {
+        println!("| {q} | {t:.2} |");
     }
 }
