@@ -459,10 +459,14 @@ pub trait Fx: Sized {
         self.size_in(s)
     }
 
+    /// [`Fx::get`] through [`Field::read_out`] (an array of an `outline` struct read by the
+    /// element loop shared by every such type).
+    fn get_lean(r: &mut Reader<'_>, s: St, i: usize) -> DecRes<Self>;
+
     /// [`Fx::get`], out of line (see [`Fx::put_out`]).
     #[inline(never)]
     fn get_out(r: &mut Reader<'_>, s: St, i: usize) -> DecRes<Self> {
-        Self::get(r, s, i)
+        Self::get_lean(r, s, i)
     }
 
     /// [`Fx::get_or`], out of line (see [`Fx::put_out`]): the version test stays in the
@@ -567,6 +571,15 @@ impl<T: Field> Fx for T {
     #[cfg_attr(debug_assertions, inline)]
     fn get(r: &mut Reader<'_>, s: St, i: usize) -> DecRes<Self> {
         match Self::read(r, s.cx) {
+            Ok(v) => Ok(v),
+            Err(e) => Err(s.dec_err(e, i)),
+        }
+    }
+
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    fn get_lean(r: &mut Reader<'_>, s: St, i: usize) -> DecRes<Self> {
+        match Self::read_out(r, s.cx, Sealed::TOKEN) {
             Ok(v) => Ok(v),
             Err(e) => Err(s.dec_err(e, i)),
         }
