@@ -650,6 +650,15 @@ pub fn generate(s: &Struct) -> TokenStream {
 
     // Arrays of an `outline` struct go through the element loops compiled once for every
     // such type (`Field::OUTLINED`).
+    // An `outline` message is sized by one copy of its `size` (`size_whole`), not by the
+    // provided `encoded_size`'s inline and out-of-line pair.
+    let whole_size = s.outline.then(|| {
+        quote! {
+            fn encoded_size(&self, version: #kw::Version) -> usize {
+                #kw::size_whole(self, version)
+            }
+        }
+    });
     let outlined = s.outline.then(|| {
         quote!(
             const OUTLINED: bool = true;
@@ -728,6 +737,7 @@ pub fn generate(s: &Struct) -> TokenStream {
             #[automatically_derived]
             impl #kw::KafkaMessage for #ident {
                 const META: &'static #kw::StructMeta = #m;
+                #whole_size
             }
 
             #[automatically_derived]

@@ -69,10 +69,6 @@ pub trait KafkaMessage: Field + Default {
         if !Self::META.versions.contains(version) {
             return 0;
         }
-        // An `outline` message (off the data path) is sized by one copy of its `size`.
-        if Self::OUTLINED {
-            return self.size(Cx::new(version));
-        }
         // A message whose arrays are empty is sized inline, with its loops folded away
         // (LLVM knows the counts are 0 on this path), so it saves no callee-saved registers
         // for them; any other is sized by one out-of-line copy, reached by a tail call.

@@ -49,6 +49,20 @@ pub type EncRes = Result<(), EncodeError>;
 /// What the generated `read` returns.
 pub type DecRes<T> = Result<T, DecodeError>;
 
+/// [`KafkaMessage::encoded_size`] of an `outline` message: one copy of its `size`, where the
+/// provided method sizes a message with empty arrays inline and any other through a second,
+/// out-of-line copy (what the data path wants, twice the code for the optimiser). The
+/// derive overrides `encoded_size` with this for `outline` messages only, so that the
+/// provided method, which the data path's messages use, stays as it is.
+#[inline]
+pub fn size_whole<T: KafkaMessage>(v: &T, version: Version) -> usize {
+    if T::META.versions.contains(version) {
+        v.size(Cx::new(version))
+    } else {
+        0
+    }
+}
+
 /// `T`'s reader of array elements past what the input can hold ([`Field::read_discard`],
 /// sealed), for tests that compare it with `T::read`.
 pub fn read_discard<T: Field>(r: &mut Reader<'_>, cx: Cx) -> DecRes<()> {

@@ -559,6 +559,17 @@ fn nested_flexible_structs_with_unknown_tags_everywhere() {
 fn outline_structs_and_their_shared_element_loops() {
     let ok = compare::<OutOuter>(0..=3, 5);
     assert!(ok > INPUTS / 50, "too few mutated inputs decode: {ok}");
+    // An `outline` message's own `encoded_size` (one copy of its `size`): the bytes the
+    // metadata-driven encoder writes, and 0 outside the versions, as the provided method.
+    let mut rng = Rng::new(6);
+    for i in 0..2_000 {
+        let v = (i % 4) as Version;
+        let value = random::value_of(OutOuter::META, v, &mut rng);
+        let good = dynamic::encode(&value, v).expect("a random legal value encodes");
+        let typed = OutOuter::decode_exact(&Bytes::from(good.clone()), v).expect("decodes");
+        assert_eq!(typed.encoded_size(v), good.len(), "v{v}: {value:?}");
+        assert_eq!(typed.encoded_size(4), 0);
+    }
 }
 
 #[test]
