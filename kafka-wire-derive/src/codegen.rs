@@ -653,7 +653,10 @@ pub fn generate(s: &Struct) -> TokenStream {
     // An `outline` message is sized by one copy of its `size` (`size_whole`), not by the
     // provided `encoded_size`'s inline and out-of-line pair.
     let whole_size = s.outline.then(|| {
+        // A hint, so that it is only compiled where it is called (the messages' dispatch),
+        // not for every nested struct.
         quote! {
+            #[inline]
             fn encoded_size(&self, version: #kw::Version) -> usize {
                 #kw::size_whole(self, version)
             }

@@ -54,7 +54,8 @@ pub type DecRes<T> = Result<T, DecodeError>;
 /// out-of-line copy (what the data path wants, twice the code for the optimiser). The
 /// derive overrides `encoded_size` with this for `outline` messages only, so that the
 /// provided method, which the data path's messages use, stays as it is.
-#[inline]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 pub fn size_whole<T: KafkaMessage>(v: &T, version: Version) -> usize {
     if T::META.versions.contains(version) {
         v.size(Cx::new(version))
