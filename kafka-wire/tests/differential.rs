@@ -82,25 +82,36 @@ struct Narrow {
     unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// The innermost struct.
-#[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+")]
-struct Leaf {
-    /// A number.
-    #[kafka(versions = "0+")]
-    n: i16,
-    /// A tagged nullable string.
-    #[kafka(
-        versions = "2+",
-        tag = 0,
-        tagged = "2+",
-        nullable = "2+",
-        default = "null"
-    )]
-    note: Option<Str>,
-    /// Unknown tagged fields.
-    unknown_tagged_fields: UnknownTaggedFields,
+/// Declares the innermost struct, `$name`, with the struct attributes `$($attr)*`: once
+/// inlined ([`Leaf`]) and once `outline` ([`OutLeaf`]), the same fields.
+macro_rules! leaf {
+    ($(#[$attr:meta])* $name:ident) => {
+        #[derive(KafkaMessage, Debug, Clone, PartialEq)]
+        $(#[$attr])*
+        struct $name {
+            /// A number.
+            #[kafka(versions = "0+")]
+            n: i16,
+            /// A tagged nullable string.
+            #[kafka(
+                versions = "2+",
+                tag = 0,
+                tagged = "2+",
+                nullable = "2+",
+                default = "null"
+            )]
+            note: Option<Str>,
+            /// Unknown tagged fields.
+            unknown_tagged_fields: UnknownTaggedFields,
+        }
+    };
 }
+
+leaf!(
+    /// The innermost struct.
+    #[kafka(versions = "0+", flexible = "2+")]
+    Leaf
+);
 
 /// A middle struct.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
@@ -136,25 +147,11 @@ struct Outer {
     unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// [`Leaf`] declared `outline` (each field a call to its type's out-of-line template).
-#[derive(KafkaMessage, Debug, Clone, PartialEq)]
-#[kafka(versions = "0+", flexible = "2+", outline)]
-struct OutLeaf {
-    /// A number.
-    #[kafka(versions = "0+")]
-    n: i16,
-    /// A tagged nullable string.
-    #[kafka(
-        versions = "2+",
-        tag = 0,
-        tagged = "2+",
-        nullable = "2+",
-        default = "null"
-    )]
-    note: Option<Str>,
-    /// Unknown tagged fields.
-    unknown_tagged_fields: UnknownTaggedFields,
-}
+leaf!(
+    /// [`Leaf`] declared `outline` (each field a call to its type's out-of-line template).
+    #[kafka(versions = "0+", flexible = "2+", outline)]
+    OutLeaf
+);
 
 /// [`Mid`] declared `outline`, with a nullable array of `outline` structs.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]

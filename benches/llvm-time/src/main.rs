@@ -7,7 +7,10 @@
 //! size (`*size*`), encode (`encode`, `write*`, `put*`), drop glue, other. Times are thread times summed over LLVM's
 //! worker threads, and the profile itself slows the build (about a third here), so compare
 //! two crates profiled the same way, not a profile with a plain build. rustc's own events
-//! (queries, MIR passes, building the LLVM IR) are summed by label in a last table.
+//! (queries, MIR passes, building the LLVM IR) are summed by label in a last table; it also
+//! holds LLVM's analyses (`*Analysis`, `AAManager`, whose time the passes above do not
+//! include) and, in `codegen_crate` and `finish_ongoing_codegen`, the main thread's waits
+//! for LLVM's workers, which are not work.
 
 use std::collections::HashMap;
 use std::time::SystemTime;
@@ -191,22 +194,20 @@ fn main() {
         };
         println!("| {k} | {t:.1} | {n} |");
     }
-    println!();
-    println!("| LLVM pass or phase | self time (s) |");
-    println!("| --- | ---: |");
-    let mut passes: Vec<_> = by_pass.into_iter().collect();
-    passes.sort_by(|a, b| b.1.total_cmp(&a.1));
-    for (p, t) in passes.into_iter().take(20) {
-        println!("| {p} | {t:.2} |");
-    }
+    top_table("LLVM pass or phase", by_pass, 20);
     println!();
     println!("rustc's own self time (not LLVM), all threads: {rustc_total:.1} s");
+    top_table("rustc query or activity", by_query, 15);
+}
+
+/// A table of the `n` largest self times of `times`, under a blank line.
+fn top_table(what: &str, times: HashMap<&str, f64>, n: usize) {
     println!();
-    println!("| rustc query or activity | self time (s) |");
+    println!("| {what} | self time (s) |");
     println!("| --- | ---: |");
-    let mut queries: Vec<_> = by_query.into_iter().collect();
-    queries.sort_by(|a, b| b.1.total_cmp(&a.1));
-    for (q, t) in queries.into_iter().take(15) {
-        println!("| {q} | {t:.2} |");
+    let mut rows: Vec<_> = times.into_iter().collect();
+    rows.sort_by(|a, b| b.1.total_cmp(&a.1));
+    for (label, t) in rows.into_iter().take(n) {
+        println!("| {label} | {t:.2} |");
     }
 }
