@@ -648,13 +648,10 @@ pub fn generate(s: &Struct) -> TokenStream {
         None => (quote!(), quote!(0)),
     };
 
-    // Arrays of an `outline` struct go through the element loops compiled once for every
-    // such type (`Field::OUTLINED`).
     // An `outline` message is sized by one copy of its `size` (`size_whole`), not by the
-    // provided `encoded_size`'s inline and out-of-line pair.
+    // provided `encoded_size`'s inline and out-of-line pair; an inline hint, so that it is
+    // only compiled where it is called (the messages' dispatch), not for every nested struct.
     let whole_size = s.outline.then(|| {
-        // A hint, so that it is only compiled where it is called (the messages' dispatch),
-        // not for every nested struct.
         quote! {
             #[inline]
             fn encoded_size(&self, version: #kw::Version) -> usize {
@@ -662,6 +659,8 @@ pub fn generate(s: &Struct) -> TokenStream {
             }
         }
     });
+    // Arrays of an `outline` struct are read and written by the element loops compiled once
+    // for every such type (`Field::OUTLINED`).
     let outlined = s.outline.then(|| {
         quote!(
             const OUTLINED: bool = true;

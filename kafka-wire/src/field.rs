@@ -119,7 +119,7 @@ pub trait Field: Sized {
     const UTF8_REQUIRED: bool = false;
 
     /// Implementation detail of the derive, hidden: whether this type is a struct declared
-    /// `outline`, so that arrays of it are read, written and sized by element loops compiled
+    /// `outline`, so that arrays of it are read and written by element loops compiled
     /// once for every such type (each element a call through a vtable) rather than one loop
     /// per element type. Leave it at its default.
     #[doc(hidden)]
@@ -1368,7 +1368,7 @@ impl<T: Field> NullableField for Vec<T> {
             return put_null(buf, Prefix::I32, cx.compact);
         };
         if T::OUTLINED {
-            return write_each(items, items.len(), buf.vec(), cx);
+            return write_each(items, buf.vec(), cx);
         }
         put_len(buf, Prefix::I32, items.len(), cx.compact)?;
         let ecx = cx.element();
@@ -1386,9 +1386,6 @@ impl<T: Field> NullableField for Vec<T> {
         let Some(items) = v else {
             return prefix_size(Prefix::I32, None, cx.compact);
         };
-        if T::OUTLINED {
-            return size_each(items, items.len(), cx);
-        }
         let ecx = cx.element();
         let mut n = prefix_size(Prefix::I32, Some(items.len()), cx.compact);
         if let Some(all) = T::size_array_at_once(items, Sealed::TOKEN) {
@@ -1505,18 +1502,17 @@ pub(crate) fn read_elements<T: Field>(
 /// unoptimised IR per element type on the read side alone). An `outline` struct already
 /// reads and writes each field through a call; one more per element is in keeping with
 /// that (CreateTopics, 100 topics of 15 elements: decode +8-13% instructions, encode
-/// +3-6%). Sizing keeps a loop per element type ([`size_each`] calls it once).
+/// +3-6%). Sizing keeps the plain loop per element type: a call per element cost a third
+/// more there, and one call per array saved too little code to be worth its own path.
 trait Elements {
     /// Reserves room for exactly `cap` more elements.
     fn reserve_exact(&mut self, cap: usize);
     /// Reads one element and appends it.
     fn read_push(&mut self, r: &mut Reader<'_>, ecx: Cx) -> Result<(), DecodeError>;
-    /// Writes element `i` (in bounds: the loops go up to the length they were given).
+    /// The number of elements.
+    fn count(&self) -> usize;
+    /// Writes element `i` (below [`count`](Self::count); past it, nothing).
     fn write_at(&self, i: usize, buf: &mut Vec<u8>, ecx: Cx) -> Result<(), EncodeError>;
-    /// The size of all the elements: a loop per element type, since a call per element
-    /// cost a third more to size an `outline` message with arrays of small structs
-    /// (CreateTopics, 100 topics of 15 elements: 75.7K -> 110.8K instructions).
-    fn size_all(&self, ecx: Cx) -> usize;
 }
 
 impl<T: Field> Elements for Vec<T> {
@@ -1530,19 +1526,15 @@ impl<T: Field> Elements for Vec<T> {
         Ok(())
     }
 
+    fn count(&self) -> usize {
+        self.len()
+    }
+
     fn write_at(&self, i: usize, buf: &mut Vec<u8>, ecx: Cx) -> Result<(), EncodeError> {
         match self.get(i) {
             Some(x) => x.write_vec(buf, ecx, Sealed::TOKEN),
             None => Ok(()),
         }
-    }
-
-    fn size_all(&self, ecx: Cx) -> usize {
-        let mut n = 0;
-        for x in self {
-            n += x.size(ecx);
-        }
-        n
     }
 }
 
@@ -1598,15 +1590,11 @@ fn read_each(
     c.finish(r, ecx, discard)
 }
 
-/// The length prefix and the `n` elements of a non-null array of an `outline` struct,
-/// compiled once (see [`Elements`]).
+/// The length prefix and the elements of a non-null array of an `outline` struct, compiled
+/// once (see [`Elements`]).
 #[inline(never)]
-fn write_each(
-    items: &dyn Elements,
-    n: usize,
-    buf: &mut Vec<u8>,
-    cx: Cx,
-) -> Result<(), EncodeError> {
+fn write_each(items: &dyn Elements, buf: &mut Vec<u8>, cx: Cx) -> Result<(), EncodeError> {
+    let n = items.count();
     put_len(buf, Prefix::I32, n, cx.compact)?;
     let ecx = cx.element();
     for i in 0..n {
@@ -1615,13 +1603,6 @@ fn write_each(
         }
     }
     Ok(())
-}
-
-/// The size of a non-null array of `n` elements of an `outline` struct at `cx`, its length
-/// prefix included (see [`Elements`]).
-#[inline(never)]
-fn size_each(items: &dyn Elements, n: usize, cx: Cx) -> usize {
-    prefix_size(Prefix::I32, Some(n), cx.compact) + items.size_all(cx.element())
 }
 
 /// The claims of one array's elements (see [`read_elements`]): everything in the element
