@@ -5,7 +5,8 @@
 //! is ours through `BatchBuilder::append_all` and theirs' only build).
 //! Subtract a run with count 0 to remove the setup. `records_profile time [WORKLOAD [CODEC]]`
 //! instead prints the median wall-clock time per operation of every pair (or of those
-//! named), for a quick look on a busy box.
+//! named), for a quick look on a busy box; `records_profile pair large|tiny [ROUNDS [N]]` the
+//! uncompressed builds and their floors alternated in one process (see [`pair`]).
 
 use std::hint::black_box;
 
@@ -78,8 +79,80 @@ fn time_all(workload: Option<&str>, only: Option<&str>) {
     }
 }
 
+/// `records_profile pair WORKLOAD [ROUNDS [N]]`: the uncompressed builds (`append`,
+/// `append_all`, kafka-protocol's encoder) and two floors (the keys and values appended to a
+/// reused `Vec` with `extend_from_slice`, and that followed by one `crc32c` pass) alternated
+/// round by round in one process, 20 builds a round; prints each one's minimum and median per
+/// build and the ratios. Alternating in one process keeps the memory placement and the
+/// neighbours' load the same for all of them; single-process medians moved by up to 50%
+/// between processes here. `N` replaces the large workload's 1,000 records by `N` of the same
+/// shape (50 keeps everything in L2).
+fn pair(workload: &str, rounds: usize, n: Option<usize>) {
+    let w = match (workload, n) {
+        ("large", None) => large_records(),
+        ("large", Some(n)) => kb_records(n),
+        _ => tiny_records(),
+    };
+    let codec = Compression::None;
+    check_records(&w, codec);
+    let (mut v, mut m) = (Vec::new(), BytesMut::new());
+    let time = |f: &mut dyn FnMut()| {
+        let s = std::time::Instant::now();
+        for _ in 0..20 {
+            f();
+        }
+        s.elapsed().as_secs_f64() * 1e6 / 20.0
+    };
+    let copy = |v: &mut Vec<u8>| {
+        v.clear();
+        for (_, k, x) in &black_box(&w).records {
+            v.extend_from_slice(k.as_deref().unwrap_or_default());
+            v.extend_from_slice(x.as_deref().unwrap_or_default());
+        }
+    };
+    let mut t = [(); 5].map(|_| Vec::with_capacity(rounds));
+    for _ in 0..rounds {
+        t[0].push(time(&mut || build_ours(black_box(&w), codec, &mut v)));
+        t[1].push(time(&mut || build_ours_all(black_box(&w), codec, &mut v)));
+        t[2].push(time(&mut || build_theirs(black_box(&w), codec, &mut m)));
+        t[3].push(time(&mut || copy(&mut v)));
+        t[4].push(time(&mut || {
+            copy(&mut v);
+            black_box(crc32c(&v));
+        }));
+    }
+    let [a, b, c, d, e] = t.map(|mut x| {
+        x.sort_by(f64::total_cmp);
+        (x[0], x[x.len() / 2])
+    });
+    println!(
+        "{} ({} records) build, min / median per build: append {:.1} / {:.1} us, append_all {:.1} / {:.1} us, kafka-protocol {:.1} / {:.1} us; ratio (append, append_all) min {:.2}x {:.2}x, median {:.2}x {:.2}x; floors: copy {:.1} / {:.1} us, copy then crc32c {:.1} / {:.1} us",
+        w.name,
+        w.records.len(),
+        a.0,
+        a.1,
+        b.0,
+        b.1,
+        c.0,
+        c.1,
+        c.0 / a.0,
+        c.0 / b.0,
+        c.1 / a.1,
+        c.1 / b.1,
+        d.0,
+        d.1,
+        e.0,
+        e.1
+    );
+}
+
 fn main() {
     let a: Vec<String> = std::env::args().skip(1).collect();
+    if a.first().map(String::as_str) == Some("pair") {
+        let rounds = a.get(2).and_then(|n| n.parse().ok()).unwrap_or(101);
+        let n = a.get(3).and_then(|n| n.parse().ok());
+        return pair(a.get(1).map_or("large", String::as_str), rounds, n);
+    }
     if a.first().map(String::as_str) == Some("time") {
         return time_all(a.get(1).map(String::as_str), a.get(2).map(String::as_str));
     }
