@@ -91,7 +91,11 @@ fn pair(workload: &str, rounds: usize, n: Option<usize>) {
     let w = match (workload, n) {
         ("large", None) => large_records(),
         ("large", Some(n)) => kb_records(n),
-        _ => tiny_records(),
+        ("tiny", None) => tiny_records(),
+        _ => {
+            eprintln!("usage: records_profile pair large [ROUNDS [N]] | pair tiny [ROUNDS]");
+            std::process::exit(2);
+        }
     };
     let codec = Compression::None;
     check_records(&w, codec);

@@ -72,13 +72,18 @@ pub fn kp_record(
 
 /// 1,000 records of a 16-byte key and a 1,000-byte value: a 1 MB batch.
 pub fn large_records() -> RecordsWorkload {
-    workload("1kb_x1000", 1000, 16, 1000)
+    kb_shaped("1kb_x1000", 1000)
 }
 
 /// `n` records shaped as [`large_records`]' (a 16-byte key, a 1,000-byte value): with 50 the
 /// batch, its values and the output stay in L2, with 1,000 or more they stream through L3.
 pub fn kb_records(n: usize) -> RecordsWorkload {
-    workload("1kb_xN", n, 16, 1000)
+    kb_shaped("1kb_xN", n)
+}
+
+/// The shape [`large_records`] and [`kb_records`] share.
+fn kb_shaped(name: &'static str, n: usize) -> RecordsWorkload {
+    workload(name, n, 16, 1000)
 }
 
 /// 10,000 records of a 10-byte value, no key.
