@@ -3,7 +3,8 @@
 //! The form follows Apache Kafka's own JSON converters: field names in lowerCamelCase
 //! (`transactionalId`, `v3AndBelowTopics`), `bytes` and `records` as standard base64, `uuid`
 //! in Kafka's URL-safe base64 text ([`Uuid`]'s `Display`), `null` for null, every integer
-//! (int64 included) as a JSON number. Only the fields the version has appear. Tagged fields a
+//! (int64 included) as a JSON number. Only the fields the version has appear, and of its tagged
+//! fields only those that differ from their default, as Kafka writes them. Tagged fields a
 //! struct does not declare appear as `"_unknownTaggedFields": [{"tag": N, "data": "<base64>"}]`
 //! on that struct (omitted when empty), so bytes → JSON → bytes is lossless.
 //!
@@ -140,11 +141,13 @@ pub fn from_json<M: KafkaMessage>(json: &Json, version: Version) -> Result<M, Js
     Ok(M::decode_exact(&bytes, version)?)
 }
 
-/// A dynamic struct as a JSON object: the fields `version` has, then unknown tagged fields.
+/// A dynamic struct as a JSON object: the fields `version` has (a tagged field only when it
+/// holds something other than its default, as Kafka's converters write it), then unknown
+/// tagged fields.
 pub fn struct_to_json(s: &StructValue, version: Version) -> Json {
     let mut obj = Map::new();
     for (f, v) in s.meta.fields.iter().zip(&s.fields) {
-        if f.versions.contains(version) {
+        if f.versions.contains(version) && !(f.tagged.contains(version) && *v == default_value(f)) {
             obj.insert(json_name(f.name), value_to_json(v, version));
         }
     }

@@ -13,6 +13,7 @@
 
 use bytes::Bytes;
 use kafka_wire::dynamic::{default_value, empty_record_batch, StructValue, Value};
+use kafka_wire::records::{BatchBuilder, NewHeader};
 use kafka_wire::{FieldMeta, KafkaType, Str, StructMeta, UnknownTaggedFields, Uuid, Version};
 
 /// SplitMix64: small, seedable and the same on every machine.
@@ -74,6 +75,11 @@ pub struct Options {
     /// Tagged fields inside the value of a tagged field (kafka-python writes the value of a
     /// tagged field with empty tagged sections, so it cannot carry them).
     pub tagged_in_tagged: bool,
+    /// Wider values: some fields left at their default (so tagged fields are also unset),
+    /// some strings long enough for a two-byte length varint, empty arrays, and record
+    /// batches that hold records. Off by default, so peers that only carry the narrow form
+    /// keep their seeds.
+    pub varied: bool,
 }
 
 impl Options {
@@ -89,6 +95,7 @@ impl Options {
             unknown_tagged: true,
             ascii_only: false,
             tagged_in_tagged: true,
+            varied: false,
         }
     }
 }
@@ -224,6 +231,11 @@ impl Generator {
             }
             return Value::Null;
         }
+        // Left at its default, unless that is null where the version is not nullable (a
+        // `records` field's default, as in Kafka's Java classes, which refuse to encode it).
+        if self.opts.varied && (nullable || default != Value::Null) && self.rng.chance(1, 5) {
+            return default;
+        }
         // A few tries give a value other than the default (a bool has one other value).
         let mut val = self.value(&f.ty, v);
         for _ in 0..8 {
@@ -250,7 +262,12 @@ impl Generator {
     }
 
     fn string(&mut self) -> Str {
-        let n = self.rng.range(1, 10);
+        // Past 127 bytes a compact length needs two varint bytes.
+        let n = if self.opts.varied && self.rng.chance(1, 8) {
+            self.rng.range(100, 300)
+        } else {
+            self.rng.range(1, 10)
+        };
         let alphabet = if self.opts.ascii_only {
             ASCII
         } else {
@@ -279,6 +296,24 @@ impl Generator {
         }
     }
 
+    /// A magic-2 batch of one to three records with keys, values and headers, some null.
+    fn record_batch(&mut self) -> Bytes {
+        let mut b = BatchBuilder::new(self.rng.range(0, 1 << 40) as i64);
+        for _ in 0..self.rng.range(1, 3) {
+            let key = self.bytes(0, 8);
+            let value = self.bytes(0, 40);
+            let hkey = self.string();
+            let hval = self.bytes(0, 4);
+            let headers = [NewHeader::new(hkey.as_str(), Some(&hval[..]))];
+            let n_headers = self.rng.range(0, 1) as usize;
+            let ts = self.rng.range(0, 1 << 41) as i64;
+            let key = self.rng.chance(3, 4).then_some(&key[..]);
+            let value = self.rng.chance(7, 8).then_some(&value[..]);
+            b.append(ts, key, value, &headers[..n_headers]);
+        }
+        b.build().expect("a generated batch builds")
+    }
+
     /// A non-null value of type `ty` at `version` (numbers non-zero, containers non-empty).
     pub fn value(&mut self, ty: &KafkaType, v: Version) -> Value {
         match ty {
@@ -301,13 +336,16 @@ impl Generator {
                 self.rng.next_u64() | 1,
                 self.rng.next_u64(),
             )),
+            KafkaType::Records if self.opts.varied && self.rng.chance(1, 2) => {
+                Value::Records(self.record_batch())
+            }
             KafkaType::Records => {
                 // An empty RecordBatch v2, as a real producer would send: some peers parse
                 // records.
                 Value::Records(Bytes::from(empty_record_batch()))
             }
             KafkaType::Array(t) => {
-                let n = self.rng.range(1, 3);
+                let n = self.rng.range(u64::from(!self.opts.varied), 3);
                 Value::Array((0..n).map(|_| self.value(t, v)).collect())
             }
             KafkaType::Struct(m) => Value::Struct(self.struct_value(m(), v)),

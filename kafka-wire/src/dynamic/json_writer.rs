@@ -129,22 +129,40 @@ impl Jw<'_, '_, '_> {
             if !f.versions.contains(v) {
                 continue;
             }
+            // A tagged field appears only when it holds something other than its default,
+            // as Kafka's JSON converters write it (and `struct_to_json`): its value is read
+            // whole to compare, bounded by the tagged payload.
+            let tagged = if f.mandatory().contains(v) {
+                None
+            } else {
+                let Some(&(_, at)) = located.iter().find(|(j, _)| *j == i) else {
+                    continue;
+                };
+                let mut tr = Reader::at(self.buf, at);
+                let x = Dec {
+                    r: &mut tr,
+                    trace: None,
+                    keep: true,
+                    last_len: 0,
+                }
+                .read_value(&f.ty, tagged_cx(v, f.nullable.contains(v)), f.utf8_required)
+                .map_err(|e| e.in_field(f.rust_name))?;
+                if x == default_value(f) {
+                    continue;
+                }
+                Some(x)
+            };
             if !first {
                 self.w.write_all(b",")?;
             }
             first = false;
             put(self.w, &Json::from(json_name(f.name)))?;
             self.w.write_all(b":")?;
-            if f.mandatory().contains(v) {
-                self.write_value(&f.ty, r, field_cx(meta, f, v), f.utf8_required)
-                    .map_err(|e| in_field(e, f.rust_name))?;
-            } else if let Some(&(_, at)) = located.iter().find(|(j, _)| *j == i) {
-                let mut tr = Reader::at(self.buf, at);
-                let tcx = tagged_cx(v, f.nullable.contains(v));
-                self.write_value(&f.ty, &mut tr, tcx, f.utf8_required)
-                    .map_err(|e| in_field(e, f.rust_name))?;
-            } else {
-                put(self.w, &value_to_json(&default_value(f), self.version))?;
+            match tagged {
+                None => self
+                    .write_value(&f.ty, r, field_cx(meta, f, v), f.utf8_required)
+                    .map_err(|e| in_field(e, f.rust_name))?,
+                Some(x) => put(self.w, &value_to_json(&x, self.version))?,
             }
         }
         if flex {
