@@ -227,7 +227,8 @@ fn sample_value(ty: &KafkaType, version: Version) -> Value {
 }
 
 /// One empty RecordBatch v2 (61 bytes): every number zero, magic 2, no record, and the
-/// CRC-32C of the bytes after the CRC field.
+/// CRC-32C of the bytes after the CRC field (written here: the records builder makes no
+/// batch without a record, as Java's does not).
 pub fn empty_record_batch() -> Vec<u8> {
     let mut b = Vec::with_capacity(61);
     b.put_i64(0); // baseOffset
@@ -243,24 +244,11 @@ pub fn empty_record_batch() -> Vec<u8> {
     b.put_i16(0); // producerEpoch
     b.put_i32(0); // baseSequence
     b.put_i32(0); // records count
-    let crc = crc32c(b.get(21..).unwrap_or_default());
+    let crc = crate::records::crc32c(b.get(21..).unwrap_or_default());
     if let Some(slot) = b.get_mut(17..21) {
         slot.copy_from_slice(&crc.to_be_bytes());
     }
     b
-}
-
-fn crc32c(data: &[u8]) -> u32 {
-    // Bitwise Castagnoli: 61-byte batches do not need a table.
-    let mut crc = !0u32;
-    for &byte in data {
-        crc ^= u32::from(byte);
-        for _ in 0..8 {
-            let mask = (crc & 1).wrapping_neg();
-            crc = (crc >> 1) ^ (0x82f6_3b78 & mask);
-        }
-    }
-    !crc
 }
 
 // ---- trace --------------------------------------------------------------------------------

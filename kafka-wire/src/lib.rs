@@ -39,18 +39,15 @@
 //! trait that maps Rust types to Kafka types, version ranges, typed errors with byte offsets
 //! and field paths, the request and response headers, and framing.
 // No `unsafe` anywhere, except the fused CRC-32C copy of `records` on x86-64
-// (`records/fused.rs`; compiled out by `--cfg kafka_wire_portable`), which calls its AVX-512 `#[target_feature]` functions after detecting
-// the CPU. `forbid` cannot be relaxed by an inner `allow`, so every other build keeps it; that
+// (`records/fused.rs`; only with the feature `fused-crc`), which calls its AVX-512
+// `#[target_feature]` functions after detecting the CPU. `forbid` cannot be relaxed by an inner `allow`, so every other build keeps it; that
 // one build denies `unsafe` outside the `#[allow(unsafe_code)]` blocks of fused.rs, and
 // `kafka-wire/tests/unsafe_code.rs` fails if `unsafe` appears in any other file.
 #![cfg_attr(
-    not(all(feature = "records", target_arch = "x86_64", not(kafka_wire_portable))),
+    not(all(feature = "fused-crc", target_arch = "x86_64")),
     forbid(unsafe_code)
 )]
-#![cfg_attr(
-    all(feature = "records", target_arch = "x86_64", not(kafka_wire_portable)),
-    deny(unsafe_code)
-)]
+#![cfg_attr(all(feature = "fused-crc", target_arch = "x86_64"), deny(unsafe_code))]
 #![warn(
     clippy::undocumented_unsafe_blocks,
     clippy::multiple_unsafe_ops_per_block

@@ -128,9 +128,9 @@ fn every_other_build_forbids_unsafe() {
         .filter(|c| !c.is_whitespace())
         .collect();
     let lint = format!("{}safe_code", "un");
-    // The fused path is compiled in only with `records` on x86-64 and without
-    // `--cfg kafka_wire_portable`; every other build forbids `unsafe`.
-    let fused = "all(feature=\"records\",target_arch=\"x86_64\",not(kafka_wire_portable))";
+    // The fused path is compiled in only with the feature `fused-crc` on x86-64; every
+    // other build forbids `unsafe`.
+    let fused = "all(feature=\"fused-crc\",target_arch=\"x86_64\")";
     let forbid = format!("#![cfg_attr(not({fused}),forbid({lint}))]");
     let deny = format!("#![cfg_attr({fused},deny({lint}))]");
     assert!(lib.contains(&forbid), "lib.rs lacks {forbid}");

@@ -10,26 +10,17 @@
 //! fields are only known at `build`, so the records' CRC is joined to the header's by
 //! multiplying the header's CRC by x^(8·len) modulo the polynomial.
 //!
-//! On x86-64 CPUs with VPCLMULQDQ and AVX2 but no AVX-512 (AMD Zen 3, Intel Alder Lake) a
-//! 256-bit variant does the same with 32-byte blocks (`copy_ymm`): the fields written before
-//! each value are folded back from the batch, there is no composed first block. The fold
-//! alone (two carry-less multiplies per 32 bytes, about 23 GB/s on a Zen 3) would be slower
-//! than the copy it rides on, so the bulk of each value goes in 224-byte steps that split the
-//! work as `crc32c_hybrid` does: 96 bytes through three `crc32` instruction streams (an
-//! integer unit), 128 bytes folded (the carry-less multiplier), both while copying. The
-//! builder does not take it: on a Zen 3 the copy and the CRC's work add up rather than
-//! overlap, and a plain copy followed by one pass of the hybrid CRC at `build` is as fast
-//! (1 MB of 1 KB records: 72.0-73.5 µs fused against 72.4 µs, BENCHMARKS.md's fourteenth
-//! wave). It stays, tested through `force_ymm`, for CPUs where that balance differs.
+//! The fused path is compiled only with the cargo feature `fused-crc` (off by default), on
+//! x86-64; it holds all of the crate's `unsafe` (calls into `#[target_feature]` functions
+//! after the CPU was checked). Measured side by side (`records_profile pair`, 1 MB of 1 KB
+//! records, Zen 4): 39.1-39.8 µs with it, 49.9-50.2 µs with `crc-fast` at `build`.
 //!
-//! Elsewhere (other CPUs and architectures, compressed batches, batches with no long value)
-//! the builder takes the portable path: it copies, and the checksum is one `crc-fast` pass at
-//! `build`. That path is the same code on every architecture (x86-64 selects it at run time),
-//! so the tests here run it on x86-64 too. Building with `--cfg kafka_wire_portable` compiles
-//! the x86-64 path out, as on other architectures (CI checks and tests the records module
-//! that way).
+//! Elsewhere (without the feature, other CPUs and architectures, compressed batches, batches
+//! with no long value) the builder takes the portable path: it copies, and the checksum is one
+//! `crc-fast` pass at `build`. That path is the same code on every architecture (x86-64
+//! selects it at run time), so the tests here run it on x86-64 too.
 
-#[cfg(all(test, target_arch = "x86_64", not(kafka_wire_portable)))]
+#[cfg(all(test, target_arch = "x86_64", feature = "fused-crc"))]
 use x86::detected as x86_detected;
 
 /// The running CRC-32C of a batch being built: the fused path where it is compiled in, the
@@ -37,7 +28,7 @@ use x86::detected as x86_detected;
 /// checksum to one pass over the finished batch).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Fused {
-    #[cfg(all(target_arch = "x86_64", not(kafka_wire_portable)))]
+    #[cfg(all(target_arch = "x86_64", feature = "fused-crc"))]
     simd: x86::Fused,
 }
 
@@ -45,7 +36,7 @@ impl Fused {
     /// Disabled until [`set_enabled`](Self::set_enabled).
     pub(super) fn new() -> Self {
         Fused {
-            #[cfg(all(target_arch = "x86_64", not(kafka_wire_portable)))]
+            #[cfg(all(target_arch = "x86_64", feature = "fused-crc"))]
             simd: x86::Fused::new(),
         }
     }
@@ -53,58 +44,53 @@ impl Fused {
     /// Turns the fused path on (when compiled in and the CPU has it) or off (compressed
     /// batches, whose CRC covers the compressed bytes instead).
     pub(super) fn set_enabled(&mut self, yes: bool) {
-        #[cfg(all(target_arch = "x86_64", not(kafka_wire_portable)))]
+        #[cfg(all(target_arch = "x86_64", feature = "fused-crc"))]
         self.simd.set_enabled(yes);
-        #[cfg(not(all(target_arch = "x86_64", not(kafka_wire_portable))))]
+        #[cfg(not(all(target_arch = "x86_64", feature = "fused-crc")))]
         let _ = yes;
     }
 
-    /// Which fused path copies go through: 0 none (not compiled in, the CPU lacks it, or
-    /// disabled), 1 the 512-bit one, 2 the 256-bit one.
+    /// Whether copies go through the fused path (false: not compiled in, the CPU lacks it, or
+    /// disabled).
     #[inline(always)]
-    pub(super) fn enabled(&self) -> u8 {
-        #[cfg(all(target_arch = "x86_64", not(kafka_wire_portable)))]
-        return self.simd.mode();
-        #[cfg(not(all(target_arch = "x86_64", not(kafka_wire_portable))))]
-        0
+    pub(super) fn enabled(&self) -> bool {
+        #[cfg(all(target_arch = "x86_64", feature = "fused-crc"))]
+        return self.simd.is_enabled();
+        #[cfg(not(all(target_arch = "x86_64", feature = "fused-crc")))]
+        false
     }
 
     /// Calls `f` (which must be `#[inline(always)]`), compiled for the CPU features of the
-    /// fused path `mode` (what [`enabled`](Self::enabled) said); else plainly.
+    /// fused path if `fused` (what [`enabled`](Self::enabled) said); else plainly.
     #[inline(always)]
-    pub(super) fn compiled_for_fused<R>(mode: u8, f: impl FnOnce() -> R) -> R {
-        #[cfg(all(target_arch = "x86_64", not(kafka_wire_portable)))]
-        match mode {
-            // SAFETY: mode 1 is only reported when `detected()` found every CPU feature
+    pub(super) fn compiled_for_fused<R>(fused: bool, f: impl FnOnce() -> R) -> R {
+        #[cfg(all(target_arch = "x86_64", feature = "fused-crc"))]
+        if fused {
+            // SAFETY: `enabled` is only true when `detected()` found every CPU feature
             // `with_features` is compiled for; the function itself is safe code.
             #[allow(unsafe_code)]
-            1 => return unsafe { x86::with_features(f) },
-            // SAFETY: mode 2 is only reported when `ymm_capable()` found every CPU feature
-            // `with_ymm_features` is compiled for; the function itself is safe code.
-            #[allow(unsafe_code)]
-            2 => return unsafe { x86::with_ymm_features(f) },
-            _ => {}
+            return unsafe { x86::with_features(f) };
         }
-        #[cfg(not(all(target_arch = "x86_64", not(kafka_wire_portable))))]
-        let _ = mode;
+        #[cfg(not(all(target_arch = "x86_64", feature = "fused-crc")))]
+        let _ = fused;
         f()
     }
 
     /// Where the batch starts in the buffer the copies go into (0 unless the batch is
     /// appended after other bytes). Set before the first copy.
     pub(super) fn set_base(&mut self, at: usize) {
-        #[cfg(all(target_arch = "x86_64", not(kafka_wire_portable)))]
+        #[cfg(all(target_arch = "x86_64", feature = "fused-crc"))]
         self.simd.set_base(at);
-        #[cfg(not(all(target_arch = "x86_64", not(kafka_wire_portable))))]
+        #[cfg(not(all(target_arch = "x86_64", feature = "fused-crc")))]
         let _ = at;
     }
 
     /// Tests: whether any bytes went through the fused path.
     #[cfg(test)]
     pub(super) fn used(&self) -> bool {
-        #[cfg(all(target_arch = "x86_64", not(kafka_wire_portable)))]
+        #[cfg(all(target_arch = "x86_64", feature = "fused-crc"))]
         return self.simd.used();
-        #[cfg(not(all(target_arch = "x86_64", not(kafka_wire_portable))))]
+        #[cfg(not(all(target_arch = "x86_64", feature = "fused-crc")))]
         false
     }
 
@@ -113,7 +99,7 @@ impl Fused {
     /// record instead of a `memcpy` of the fields and then the fused copy.
     #[inline(always)]
     pub(super) fn copy_after(&mut self, out: &mut Vec<u8>, pre: &[u8; PRE], n: usize, src: &[u8]) {
-        #[cfg(all(target_arch = "x86_64", not(kafka_wire_portable)))]
+        #[cfg(all(target_arch = "x86_64", feature = "fused-crc"))]
         if self.simd.takes(src.len()) {
             return self.simd.copy(out, pre, n, src);
         }
@@ -126,46 +112,14 @@ impl Fused {
     /// `None` (the caller computes it in one pass). `batch` must be the buffer the copies went
     /// into, with the batch's header filled in (at the base set by [`set_base`](Self::set_base)).
     pub(super) fn finish(&mut self, batch: &[u8]) -> Option<u32> {
-        #[cfg(all(target_arch = "x86_64", not(kafka_wire_portable)))]
+        #[cfg(all(target_arch = "x86_64", feature = "fused-crc"))]
         return self.simd.finish(batch);
-        #[cfg(not(all(target_arch = "x86_64", not(kafka_wire_portable))))]
+        #[cfg(not(all(target_arch = "x86_64", feature = "fused-crc")))]
         {
             let _ = batch;
             None
         }
     }
-}
-
-/// Values at least this long take [`x86::crc32c_ymm`] where it is the faster choice (below,
-/// `crc-fast`'s set-up is the smaller).
-#[cfg(all(target_arch = "x86_64", not(kafka_wire_portable)))]
-const YMM_MIN: usize = 256;
-
-/// Data at least this long take [`x86::crc32c_hybrid`] instead of [`x86::crc32c_ymm`]
-/// (standalone loop on Zen 3: 1 KiB the same rate, 4 KiB 33 against 23 GB/s).
-#[cfg(all(target_arch = "x86_64", not(kafka_wire_portable)))]
-const HYBRID_MIN: usize = 2048;
-
-/// CRC-32C of `data`, Kafka's batch checksum: `crc-fast` (AVX-512 VPCLMULQDQ, SSE
-/// PCLMULQDQ or Arm NEON, chosen at run time), except on x86-64 CPUs with 256-bit VPCLMULQDQ
-/// but no AVX-512 (AMD Zen 3, Intel Alder Lake), where `crc-fast` would fold 128 bits at a
-/// time and this crate's 256-bit fold is faster, and from 2 KiB on its fold run together
-/// with three `crc32` instruction streams faster still.
-pub(super) fn crc32c(data: &[u8]) -> u32 {
-    #[cfg(all(target_arch = "x86_64", not(kafka_wire_portable)))]
-    if data.len() >= YMM_MIN && x86::ymm_detected() && !fused_off() {
-        if data.len() >= HYBRID_MIN {
-            // SAFETY: `ymm_detected()` found every CPU feature `crc32c_hybrid` is compiled
-            // for; the function itself is safe code.
-            #[allow(unsafe_code)]
-            return unsafe { x86::crc32c_hybrid(data) };
-        }
-        // SAFETY: `ymm_detected()` found every CPU feature `crc32c_ymm` is compiled for; the
-        // function itself is safe code.
-        #[allow(unsafe_code)]
-        return unsafe { x86::crc32c_ymm(data) };
-    }
-    crc_fast::crc32_iscsi(data)
 }
 
 /// The size of the builder's record block, whose first bytes [`Fused::copy_after`] writes
@@ -174,7 +128,7 @@ pub(super) const PRE: usize = super::write::PRE;
 
 /// CRC-32C's polynomial, bit-reflected (bit 31 is the coefficient of x^0).
 #[cfg_attr(
-    not(any(all(target_arch = "x86_64", not(kafka_wire_portable)), test)),
+    not(any(all(target_arch = "x86_64", feature = "fused-crc"), test)),
     allow(dead_code)
 )]
 const POLY: u32 = 0x82F6_3B78;
@@ -182,7 +136,7 @@ const POLY: u32 = 0x82F6_3B78;
 /// a·b modulo the polynomial, both bit-reflected (bit 31 is x^0): used at compile time for
 /// the folding and shifting constants.
 #[cfg_attr(
-    not(any(all(target_arch = "x86_64", not(kafka_wire_portable)), test)),
+    not(any(all(target_arch = "x86_64", feature = "fused-crc"), test)),
     allow(dead_code)
 )]
 const fn mul_mod(a: u32, mut b: u32) -> u32 {
@@ -201,7 +155,7 @@ const fn mul_mod(a: u32, mut b: u32) -> u32 {
 
 /// x^e modulo the polynomial, bit-reflected, by square and multiply.
 #[cfg_attr(
-    not(any(all(target_arch = "x86_64", not(kafka_wire_portable)), test)),
+    not(any(all(target_arch = "x86_64", feature = "fused-crc"), test)),
     allow(dead_code)
 )]
 const fn x_pow(mut e: u64) -> u32 {
@@ -220,7 +174,7 @@ const fn x_pow(mut e: u64) -> u32 {
 /// Bytes per accumulator step: 512 bits. Successive blocks go to four accumulators in turn,
 /// so that four carry-less multiplications are in flight at a time.
 #[cfg_attr(
-    not(any(all(target_arch = "x86_64", not(kafka_wire_portable)), test)),
+    not(any(all(target_arch = "x86_64", feature = "fused-crc"), test)),
     allow(dead_code)
 )]
 const BLOCK: usize = 64;
@@ -230,7 +184,7 @@ const BLOCK: usize = 64;
 /// x^(bits-32), each reflected and shifted left by one so that the 64×64 carry-less product
 /// lands aligned with the lane `bits` further on.
 #[cfg_attr(
-    not(any(all(target_arch = "x86_64", not(kafka_wire_portable)), test)),
+    not(any(all(target_arch = "x86_64", feature = "fused-crc"), test)),
     allow(dead_code)
 )]
 const fn fold_keys(bits: u64) -> (i64, i64) {
@@ -243,7 +197,7 @@ const fn fold_keys(bits: u64) -> (i64, i64) {
 /// Each accumulator folds forward past the other three's blocks: 2048 bits. Outside the
 /// x86-64 path only the scalar model in the tests uses them.
 #[cfg_attr(
-    not(any(all(target_arch = "x86_64", not(kafka_wire_portable)), test)),
+    not(any(all(target_arch = "x86_64", feature = "fused-crc"), test)),
     allow(dead_code)
 )]
 const KEYS: (i64, i64) = fold_keys(8 * 4 * BLOCK as u64);
@@ -267,7 +221,7 @@ pub(super) fn with_fused_off<T>(f: impl FnOnce() -> T) -> T {
 
 /// Whether a test turned the fused path off on this thread.
 #[cfg_attr(
-    not(all(target_arch = "x86_64", not(kafka_wire_portable))),
+    not(all(target_arch = "x86_64", feature = "fused-crc")),
     allow(dead_code)
 )]
 fn fused_off() -> bool {
@@ -282,7 +236,7 @@ fn fused_off() -> bool {
 /// the instructions, so that a lost detection cannot pass silently).
 #[cfg(test)]
 #[cfg_attr(
-    not(all(target_arch = "x86_64", not(kafka_wire_portable))),
+    not(all(target_arch = "x86_64", feature = "fused-crc")),
     allow(dead_code)
 )]
 fn skip_without_avx512(what: &str, have: bool) -> bool {
@@ -298,17 +252,16 @@ fn skip_without_avx512(what: &str, have: bool) -> bool {
     true
 }
 
-#[cfg(all(target_arch = "x86_64", not(kafka_wire_portable)))]
+#[cfg(all(target_arch = "x86_64", feature = "fused-crc"))]
 mod x86 {
     use core::arch::x86_64::{
-        __m256i, __m512i, _mm256_clmulepi64_epi128, _mm256_set_epi64x, _mm256_setzero_si256,
-        _mm256_xor_si256, _mm512_add_epi8, _mm512_clmulepi64_epi128, _mm512_mask_blend_epi8,
+        __m512i, _mm512_add_epi8, _mm512_clmulepi64_epi128, _mm512_mask_blend_epi8,
         _mm512_permutex2var_epi8, _mm512_permutexvar_epi8, _mm512_set1_epi8, _mm512_set_epi64,
         _mm512_sub_epi8, _mm512_ternarylogic_epi64, _mm_clmulepi64_si128, _mm_crc32_u64,
-        _mm_crc32_u8, _mm_cvtsi128_si64, _mm_cvtsi64_si128, _mm_xor_si128,
+        _mm_crc32_u8, _mm_cvtsi128_si64, _mm_cvtsi64_si128,
     };
 
-    use super::{fold_keys, x_pow, BLOCK, KEYS, PRE};
+    use super::{x_pow, BLOCK, KEYS, PRE};
     use crate::records::RECORD_BATCH_OVERHEAD;
 
     /// The first byte the CRC covers.
@@ -358,11 +311,6 @@ mod x86 {
         tail: __m512i,
         /// `out.len()` after the previous fused copy (`usize::MAX`: `tail` is not valid).
         tail_at: usize,
-        /// The 256-bit path instead (CPUs with VPCLMULQDQ and AVX2 but no AVX-512, see
-        /// [`ymm_detected`]): blocks of 32 bytes into `yacc`, no composed first block.
-        ymm: bool,
-        /// The 256-bit path's four accumulators, as `acc`.
-        yacc: [__m256i; 4],
     }
 
     /// Byte `i` is `i`: the identity permutation, shifted to move bytes within a register.
@@ -397,8 +345,6 @@ mod x86 {
                 acc: bytemuck::Zeroable::zeroed(),
                 tail: bytemuck::Zeroable::zeroed(),
                 tail_at: usize::MAX,
-                ymm: false,
-                yacc: bytemuck::Zeroable::zeroed(),
             }
         }
 
@@ -406,30 +352,13 @@ mod x86 {
         /// CRC covers the compressed bytes instead). Folded state is kept: `finish` is only
         /// asked for it when the section was not replaced.
         pub(in crate::records) fn set_enabled(&mut self, yes: bool) {
-            let zmm = detected();
-            self.ymm = !zmm;
-            // The 512-bit path only: where only the 256-bit one exists, copying plainly and
-            // then the hybrid CRC at `build` is as fast (see the module's documentation).
-            self.enabled = yes && zmm && !super::fused_off();
-        }
-
-        /// Tests: the 256-bit path on a CPU that has the 512-bit one too (when it has the
-        /// 256-bit one's instructions); returns whether it is on.
-        #[cfg(test)]
-        pub(in crate::records) fn force_ymm(&mut self) -> bool {
-            self.ymm = true;
-            self.enabled = ymm_capable();
-            self.enabled
+            self.enabled = yes && detected() && !super::fused_off();
         }
 
         /// See the wrapper's `enabled`.
         #[inline(always)]
-        pub(in crate::records) fn mode(&self) -> u8 {
-            match (self.enabled, self.ymm) {
-                (false, _) => 0,
-                (true, false) => 1,
-                (true, true) => 2,
-            }
+        pub(in crate::records) fn is_enabled(&self) -> bool {
+            self.enabled
         }
 
         /// Tests: whether any bytes went through the fused path.
@@ -460,15 +389,8 @@ mod x86 {
             n: usize,
             src: &[u8],
         ) {
-            if self.enabled && self.ymm {
-                // SAFETY: `enabled` with `ymm` is only set when `ymm_capable()` found every
-                // CPU feature `copy_ymm` is compiled for; the function itself is safe code.
-                #[allow(unsafe_code)]
-                unsafe {
-                    self.copy_ymm(out, pre, n, src)
-                }
-            } else if self.enabled {
-                // SAFETY: `enabled` without `ymm` is only set when `detected()` found every
+            if self.enabled {
+                // SAFETY: `enabled` is only set when `detected()` found every
                 // CPU feature `copy_simd` is compiled for; the function itself is safe code.
                 #[allow(unsafe_code)]
                 unsafe {
@@ -487,24 +409,15 @@ mod x86 {
             if !self.enabled || self.from <= self.start || batch.len() < self.from {
                 return None;
             }
-            if self.ymm {
-                // SAFETY: as in `copy`.
-                #[allow(unsafe_code)]
-                unsafe {
-                    self.finish_ymm(batch)
-                }
-            } else {
-                // SAFETY: as in `copy`.
-                #[allow(unsafe_code)]
-                unsafe {
-                    self.finish_simd(batch)
-                }
+            // SAFETY: as in `copy`.
+            #[allow(unsafe_code)]
+            unsafe {
+                self.finish_simd(batch)
             }
         }
 
         /// At the batch's first fused copy, places the stream's blocks on the buffer's
-        /// `block`-byte boundaries (64-byte lines for the 512-bit path, 32 for the 256-bit
-        /// one); only speed depends on it (a reallocation later moves the lines, not the
+        /// `block`-byte boundaries (64-byte lines); only speed depends on it (a reallocation later moves the lines, not the
         /// results).
         #[inline(always)]
         fn align_start(&mut self, out: &[u8], block: usize) {
@@ -514,114 +427,6 @@ mod x86 {
                 self.start = records + (at.wrapping_neg() & (block - 1));
                 self.from = self.start;
             }
-        }
-
-        /// [`copy_simd`](Self::copy_simd) with 256-bit registers: folds what was written since
-        /// the last copy (the record's fields, short values) from the batch, tops the pending
-        /// block up from `src`, then copies the rest 224 bytes at a time (96 bytes through
-        /// three `crc32` streams, 128 folded into the four accumulators, both reading the
-        /// source as it is copied, from L1), then 128 and 32 at a time, folded.
-        #[target_feature(enable = "avx2,vpclmulqdq,pclmulqdq,sse4.2")]
-        fn copy_ymm(&mut self, out: &mut Vec<u8>, pre: &[u8; PRE], n: usize, src: &[u8]) {
-            let keys = keys_ymm();
-            // The fields, the value's head and its tail are each shorter than a block: each
-            // goes as one fixed-size move of a whole block, cut back (the tail's overlapping
-            // bytes just written, with the same values), instead of a `memcpy` call of a
-            // varying length, as `copy_simd` does with 64-byte blocks.
-            match pre.first_chunk::<YMM_BLOCK>() {
-                Some(p) if n <= YMM_BLOCK => {
-                    let len = out.len() + n;
-                    out.extend_from_slice(p);
-                    out.truncate(len);
-                }
-                _ => out.extend_from_slice(pre.get(..n).unwrap_or_default()),
-            }
-            self.align_start(out, YMM_BLOCK);
-            let (acc, from) = fold_blocks_ymm(self.yacc, keys, out, self.from);
-            let fill = to_block_end(out.len(), from, YMM_BLOCK);
-            let entry = out.len();
-            let (head, rest) = src.split_at(fill.min(src.len()));
-            match src.first_chunk::<YMM_BLOCK>() {
-                Some(first) if head.len() < YMM_BLOCK => {
-                    let len = out.len() + head.len();
-                    out.extend_from_slice(first);
-                    out.truncate(len);
-                }
-                _ => out.extend_from_slice(head),
-            }
-            let (mut acc, from) = fold_blocks_ymm(acc, keys, out, from);
-            if out.len() != from {
-                // Only when `src` ran out first, which MIN_FUSED rules out.
-                self.yacc = acc;
-                self.from = from;
-                out.extend_from_slice(rest);
-                return;
-            }
-            // The bulk in steps of 224 bytes, as `crc32c_hybrid` splits its work between the
-            // two units: the step's first 96 bytes go through three `crc32` streams of 32
-            // bytes, the last 128 are folded. The streams' bytes count as zeros in the fold
-            // (its constants move the accumulators 224 bytes per step) and their register,
-            // the CRC of the 96 bytes from a zero register, is exclusive-ored into the group's
-            // first four bytes: the same register after the step. The three streams are
-            // joined before that: the first two registers shifted past the bytes after them
-            // by one carry-less multiply each, their product exclusive-ored into the last
-            // word of the third stream, whose `crc32` reduces it.
-            let step_keys = keys_step();
-            let mut steps = rest.chunks_exact(HYBRID_STEP);
-            for st in &mut steps {
-                let Some(st) = st.first_chunk::<HYBRID_STEP>() else {
-                    break;
-                };
-                out.extend_from_slice(st);
-                acc = hybrid_step(acc, step_keys, st);
-            }
-            let mut groups = steps.remainder().chunks_exact(YMM_GROUP);
-            for g in &mut groups {
-                let Some(g) = g.first_chunk::<YMM_GROUP>() else {
-                    break;
-                };
-                let d: [__m256i; 4] = bytemuck::cast(*g);
-                out.extend_from_slice(&bytemuck::cast::<[__m256i; 4], [u8; YMM_GROUP]>(d));
-                for (a, d) in acc.iter_mut().zip(d) {
-                    *a = fold_ymm(*a, keys, d);
-                }
-            }
-            let mut blocks = groups.remainder().chunks_exact(YMM_BLOCK);
-            for b in &mut blocks {
-                let Some(b) = b.first_chunk::<YMM_BLOCK>() else {
-                    break;
-                };
-                let d: __m256i = bytemuck::cast(*b);
-                out.extend_from_slice(&bytemuck::cast::<__m256i, [u8; YMM_BLOCK]>(d));
-                let [a, b, c, e] = acc;
-                acc = [b, c, e, fold_ymm(a, keys, d)];
-            }
-            self.yacc = acc;
-            self.from = out.len();
-            let tail = blocks.remainder();
-            match src.last_chunk::<YMM_BLOCK>() {
-                // All of `src` but the tail is in place, so the block before it is too.
-                Some(last) if !tail.is_empty() && out.len() - entry + tail.len() == src.len() => {
-                    out.truncate(out.len() + tail.len() - YMM_BLOCK);
-                    out.extend_from_slice(last);
-                }
-                _ => out.extend_from_slice(tail),
-            }
-        }
-
-        /// [`finish_simd`](Self::finish_simd) for the 256-bit path.
-        #[target_feature(enable = "avx2,vpclmulqdq,pclmulqdq,sse4.2")]
-        fn finish_ymm(&mut self, batch: &[u8]) -> Option<u32> {
-            (self.yacc, self.from) = fold_blocks_ymm(self.yacc, keys_ymm(), batch, self.from);
-            let words: [u64; YMM_GROUP / 8] = bytemuck::cast(self.yacc);
-            let mut c = 0u64;
-            for w in words {
-                c = _mm_crc32_u64(c, w);
-            }
-            let records = crc_bytes(c as u32, batch.get(self.from..)?);
-            let head = crc_bytes(!0, batch.get(self.base + CRC_FROM..self.start)?);
-            let len = (batch.len() - self.start) as u64;
-            Some(!(shift(head, len) ^ records))
         }
 
         #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,vpclmulqdq,pclmulqdq,sse4.2")]
@@ -807,12 +612,6 @@ mod x86 {
         f()
     }
 
-    /// [`with_features`] for the 256-bit path. Call only when [`ymm_capable`] is true.
-    #[target_feature(enable = "avx2,vpclmulqdq,pclmulqdq,sse4.2")]
-    pub(super) fn with_ymm_features<R>(f: impl FnOnce() -> R) -> R {
-        f()
-    }
-
     /// Folds every whole block of `out[from..]`; returns the accumulators and where the
     /// unfolded bytes start.
     #[inline]
@@ -838,273 +637,6 @@ mod x86 {
     #[inline(always)]
     fn mask_from(at: usize) -> u64 {
         u64::MAX.checked_shl(at as u32).unwrap_or(0)
-    }
-
-    /// Bytes per 256-bit register.
-    const YMM_BLOCK: usize = 32;
-
-    /// Bytes per step of [`crc32c_ymm`] and the 256-bit fused path: four 256-bit
-    /// accumulators.
-    const YMM_GROUP: usize = 4 * YMM_BLOCK;
-
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn keys_ymm() -> __m256i {
-        let (lo, hi) = KEYS_YMM;
-        _mm256_set_epi64x(hi, lo, hi, lo)
-    }
-
-    /// `acc` moved forward by four 32-byte blocks (modulo the polynomial), plus `data`.
-    #[inline]
-    #[target_feature(enable = "avx2,vpclmulqdq")]
-    fn fold_ymm(acc: __m256i, keys: __m256i, data: __m256i) -> __m256i {
-        let lo = _mm256_clmulepi64_epi128::<0x00>(acc, keys);
-        let hi = _mm256_clmulepi64_epi128::<0x11>(acc, keys);
-        _mm256_xor_si256(_mm256_xor_si256(lo, hi), data)
-    }
-
-    /// Folds every whole 32-byte block of `out[from..]` into the 256-bit accumulators (the
-    /// first next, then rotated to the last); returns them and where the unfolded bytes
-    /// start.
-    #[inline]
-    #[target_feature(enable = "avx2,vpclmulqdq")]
-    fn fold_blocks_ymm(
-        mut acc: [__m256i; 4],
-        keys: __m256i,
-        out: &[u8],
-        mut from: usize,
-    ) -> ([__m256i; 4], usize) {
-        if let Some(data) = out.get(from..) {
-            for b in data.chunks_exact(YMM_BLOCK) {
-                if let Some(b) = b.first_chunk::<YMM_BLOCK>() {
-                    let [a, c, d, e] = acc;
-                    acc = [c, d, e, fold_ymm(a, keys, bytemuck::cast(*b))];
-                    from += YMM_BLOCK;
-                }
-            }
-        }
-        (acc, from)
-    }
-
-    /// [`crc32c_ymm`]'s folding constants: each accumulator folds forward past a group.
-    const KEYS_YMM: (i64, i64) = fold_keys(8 * YMM_GROUP as u64);
-
-    /// One 224-byte step of the fused copy (see `copy_ymm`): the first 96 bytes of `st`
-    /// through three `crc32` streams, joined, their register exclusive-ored into the first
-    /// four bytes of the last 128, which are folded into `acc` moved forward by 224 bytes.
-    #[inline]
-    #[target_feature(enable = "avx2,vpclmulqdq,pclmulqdq,sse4.2")]
-    fn hybrid_step(acc: [__m256i; 4], step_keys: __m256i, st: &[u8; HYBRID_STEP]) -> [__m256i; 4] {
-        let (k64, k32) = (
-            _mm_cvtsi64_si128(i64::from(SHIFT[6])),
-            _mm_cvtsi64_si128(i64::from(SHIFT[5])),
-        );
-        let (Some(w), Some(g)) = (
-            st.first_chunk::<{ 3 * HYBRID_STREAM }>(),
-            st.last_chunk::<YMM_GROUP>(),
-        ) else {
-            return acc;
-        };
-        let [wa, wb, wc]: [[u64; HYBRID_WORDS]; 3] = bytemuck::cast(*w);
-        let [d0, d1, d2, d3]: [__m256i; 4] = bytemuck::cast(*g);
-        let [x0, x1, x2, x3] = acc;
-        // A fold after each word of the streams, as in `crc32c_hybrid`; the first
-        // accumulator's last, as its block waits for the streams' register.
-        let ra = _mm_crc32_u64(0, u64::from_le(wa[0]));
-        let rb = _mm_crc32_u64(0, u64::from_le(wb[0]));
-        let rc = _mm_crc32_u64(0, u64::from_le(wc[0]));
-        let x1 = fold_ymm(x1, step_keys, d1);
-        let ra = _mm_crc32_u64(ra, u64::from_le(wa[1]));
-        let rb = _mm_crc32_u64(rb, u64::from_le(wb[1]));
-        let rc = _mm_crc32_u64(rc, u64::from_le(wc[1]));
-        let x2 = fold_ymm(x2, step_keys, d2);
-        let ra = _mm_crc32_u64(ra, u64::from_le(wa[2]));
-        let rb = _mm_crc32_u64(rb, u64::from_le(wb[2]));
-        let rc = _mm_crc32_u64(rc, u64::from_le(wc[2]));
-        let x3 = fold_ymm(x3, step_keys, d3);
-        let ra = _mm_crc32_u64(ra, u64::from_le(wa[3]));
-        let rb = _mm_crc32_u64(rb, u64::from_le(wb[3]));
-        let p = _mm_xor_si128(
-            _mm_clmulepi64_si128::<0x00>(_mm_cvtsi64_si128(ra as i64), k64),
-            _mm_clmulepi64_si128::<0x00>(_mm_cvtsi64_si128(rb as i64), k32),
-        );
-        let last = u64::from_le(wc[3]) ^ _mm_cvtsi128_si64(p) as u64;
-        let rc = _mm_crc32_u64(rc, last);
-        let d0 = _mm256_xor_si256(d0, _mm256_set_epi64x(0, 0, 0, rc as i64));
-        [fold_ymm(x0, step_keys, d0), x1, x2, x3]
-    }
-
-    /// The fused copy's folding constants for its 224-byte steps (96 bytes taken by `crc32`
-    /// streams, then the group): each accumulator folds forward past a whole step.
-    const KEYS_STEP: (i64, i64) = fold_keys(8 * HYBRID_STEP as u64);
-
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn keys_step() -> __m256i {
-        let (lo, hi) = KEYS_STEP;
-        _mm256_set_epi64x(hi, lo, hi, lo)
-    }
-
-    /// Whether [`crc32c_ymm`] runs here and is the faster choice: the CPU has 256-bit
-    /// VPCLMULQDQ but not AVX-512VL, with which `crc-fast` folds 512 bits at a time itself
-    /// (without it, `crc-fast` folds 128 bits at a time).
-    pub(super) fn ymm_detected() -> bool {
-        ymm_capable() && !std::is_x86_feature_detected!("avx512vl")
-    }
-
-    /// Whether the CPU has every instruction [`crc32c_ymm`] uses.
-    fn ymm_capable() -> bool {
-        std::is_x86_feature_detected!("vpclmulqdq")
-            && std::is_x86_feature_detected!("avx2")
-            && std::is_x86_feature_detected!("pclmulqdq")
-            && std::is_x86_feature_detected!("sse4.2")
-    }
-
-    /// The CRC-32C of `data` (Kafka's checksum: initial register and result inverted) by
-    /// 256-bit carry-less folding: each 128-byte group is folded into four accumulators,
-    /// which end up 128 bytes congruent to everything folded; the `crc32` instruction then
-    /// takes them and the last bytes from a zero register, and the initial register's
-    /// contribution is added by shifting it past the whole length. Call only when
-    /// [`ymm_detected`] is true.
-    #[target_feature(enable = "avx2,vpclmulqdq,pclmulqdq,sse4.2")]
-    pub(super) fn crc32c_ymm(data: &[u8]) -> u32 {
-        let keys = keys_ymm();
-        let mut acc = [_mm256_setzero_si256(); 4];
-        let mut groups = data.chunks_exact(YMM_GROUP);
-        for g in &mut groups {
-            let Some(g) = g.first_chunk::<YMM_GROUP>() else {
-                break;
-            };
-            let d: [__m256i; 4] = bytemuck::cast(*g);
-            for (a, d) in acc.iter_mut().zip(d) {
-                *a = fold_ymm(*a, keys, d);
-            }
-        }
-        let words: [u64; YMM_GROUP / 8] = bytemuck::cast(acc);
-        let mut c = 0u64;
-        for w in words {
-            c = _mm_crc32_u64(c, w);
-        }
-        let reg = crc_bytes(c as u32, groups.remainder());
-        !(shift(!0, data.len() as u64) ^ reg)
-    }
-
-    /// 64-bit words of each `crc32` stream per step of [`crc32c_hybrid`]: one from each of
-    /// the three streams after each of the step's four 32-byte folds.
-    const HYBRID_WORDS: usize = 4;
-
-    // The fused copy's step is written out for four words per stream.
-    const _: () = assert!(HYBRID_WORDS == 4);
-
-    /// Bytes of each `crc32` stream per step of [`crc32c_hybrid`].
-    const HYBRID_STREAM: usize = 8 * HYBRID_WORDS;
-
-    /// Bytes per step of [`crc32c_hybrid`]: a 128-byte group folded, and 32 bytes of each of
-    /// three `crc32` streams.
-    const HYBRID_STEP: usize = YMM_GROUP + 3 * HYBRID_STREAM;
-
-    /// The CRC-32C of `data` with two kinds of execution unit at once: the first part of
-    /// `data` is folded by 256-bit carry-less multiplication as in [`crc32c_ymm`] while the
-    /// `crc32` instruction (an integer unit, 8 bytes per instruction, 3 cycles of latency:
-    /// three independent streams keep it busy) runs over the three equal parts after it, in
-    /// the same loop; each unit alone is at its limit near 20 GB/s here (Zen 3), together
-    /// about 38 GB/s (`crc32c_ymm` 23-24, the `crc32c` crate 20-23; standalone loop, 64 KiB
-    /// and 1 MiB). The four partial registers are then joined: the register after a part
-    /// `A` followed by `B` is reg(A)·x^(8·|B|) ⊕ reg₀(B) (CRCs are linear), the multiplication
-    /// by one constant computed once per call (the parts are the same length); the initial
-    /// register is the first four bytes inverted, and the last bytes (under a step) go
-    /// through `crc32` after the joins. Under two steps it is [`crc32c_ymm`]. Call only when
-    /// [`ymm_capable`] is true.
-    #[target_feature(enable = "avx2,vpclmulqdq,pclmulqdq,sse4.2")]
-    pub(in crate::records) fn crc32c_hybrid(data: &[u8]) -> u32 {
-        let steps = data.len() / HYBRID_STEP;
-        if steps < 2 {
-            return crc32c_ymm(data);
-        }
-        let (folded, rest) = data.split_at(steps * YMM_GROUP);
-        let (a, rest) = rest.split_at(steps * HYBRID_STREAM);
-        let (b, rest) = rest.split_at(steps * HYBRID_STREAM);
-        let (c, tail) = rest.split_at(steps * HYBRID_STREAM);
-        let keys = keys_ymm();
-        let mut acc = [_mm256_setzero_si256(); 4];
-        // The initial register !0, as the first four bytes inverted (in the first step only).
-        let mut init = _mm256_set_epi64x(0, 0, 0, 0xFFFF_FFFF);
-        let (mut ra, mut rb, mut rc) = (0u64, 0u64, 0u64);
-        let parts = folded
-            .chunks_exact(YMM_GROUP)
-            .zip(a.chunks_exact(HYBRID_STREAM))
-            .zip(b.chunks_exact(HYBRID_STREAM))
-            .zip(c.chunks_exact(HYBRID_STREAM));
-        for (((g, wa), wb), wc) in parts {
-            let (Some(g), Some(wa), Some(wb), Some(wc)) = (
-                g.first_chunk::<YMM_GROUP>(),
-                wa.first_chunk::<HYBRID_STREAM>(),
-                wb.first_chunk::<HYBRID_STREAM>(),
-                wc.first_chunk::<HYBRID_STREAM>(),
-            ) else {
-                break;
-            };
-            let mut d: [__m256i; 4] = bytemuck::cast(*g);
-            d[0] = _mm256_xor_si256(d[0], init);
-            init = _mm256_setzero_si256();
-            let wa: [u64; HYBRID_WORDS] = bytemuck::cast(*wa);
-            let wb: [u64; HYBRID_WORDS] = bytemuck::cast(*wb);
-            let wc: [u64; HYBRID_WORDS] = bytemuck::cast(*wc);
-            // Interleaved in the source (a fold, then a word of each stream): with the folds
-            // first and the `crc32`s after, the same loop ran at 35 instead of 38 GB/s.
-            for (((x, d), (&wa, &wb)), &wc) in
-                acc.iter_mut().zip(d).zip(wa.iter().zip(&wb)).zip(&wc)
-            {
-                *x = fold_ymm(*x, keys, d);
-                ra = _mm_crc32_u64(ra, u64::from_le(wa));
-                rb = _mm_crc32_u64(rb, u64::from_le(wb));
-                rc = _mm_crc32_u64(rc, u64::from_le(wc));
-            }
-        }
-        let words: [u64; YMM_GROUP / 8] = bytemuck::cast(acc);
-        let mut r = 0u64;
-        for w in words {
-            r = _mm_crc32_u64(r, w);
-        }
-        let k = shift_key(steps * HYBRID_STREAM);
-        let r = mul_x33(r as u32, k) ^ ra as u32;
-        let r = mul_x33(r, k) ^ rb as u32;
-        let r = mul_x33(r, k) ^ rc as u32;
-        !crc_bytes(r, tail)
-    }
-
-    /// a·b·x^33 modulo the polynomial (bit-reflected): the 32×32 carry-less product, then
-    /// the `crc32` instruction over it (see [`SHIFT`]).
-    #[inline]
-    #[target_feature(enable = "pclmulqdq,sse4.2")]
-    fn mul_x33(a: u32, b: u32) -> u32 {
-        let p = _mm_clmulepi64_si128::<0x00>(
-            _mm_cvtsi64_si128(i64::from(a)),
-            _mm_cvtsi64_si128(i64::from(b)),
-        );
-        _mm_crc32_u64(0, _mm_cvtsi128_si64(p) as u64) as u32
-    }
-
-    /// x^(8·len − 33) modulo the polynomial, for [`mul_x33`] to shift a register past `len`
-    /// more bytes; `len` a multiple of 8, at least 8 and below 2^32 (0 otherwise). The
-    /// product of [`SHIFT`]'s entries for `len`'s bits: x^(a−33)·x^(b−33)·x^33 = x^(a+b−33).
-    #[target_feature(enable = "pclmulqdq,sse4.2")]
-    fn shift_key(len: usize) -> u32 {
-        let mut n = len >> 3;
-        let mut k: Option<u32> = None;
-        for &s in SHIFT.iter().skip(3) {
-            if n == 0 {
-                break;
-            }
-            if n & 1 != 0 {
-                k = Some(match k {
-                    None => s,
-                    Some(k) => mul_x33(k, s),
-                });
-            }
-            n >>= 1;
-        }
-        k.unwrap_or(0)
     }
 
     /// Whether this CPU has every instruction the fused path uses.
@@ -1194,17 +726,9 @@ mod x86 {
 
         /// Builds a batch-shaped buffer (a 61-byte random header, then `body`) through
         /// `Fused`, copying `body` in pieces of random length, and returns its CRC-32C.
-        fn fused_crc(
-            header: &[u8; 61],
-            body: &[u8],
-            s: &mut u64,
-            ymm: bool,
-        ) -> (Vec<u8>, Option<u32>) {
+        fn fused_crc(header: &[u8; 61], body: &[u8], s: &mut u64) -> (Vec<u8>, Option<u32>) {
             let mut f = Fused::new();
             f.set_enabled(true);
-            if ymm {
-                f.force_ymm();
-            }
             let mut out = header.to_vec();
             let mut rest = body;
             while !rest.is_empty() {
@@ -1234,22 +758,9 @@ mod x86 {
 
         #[test]
         fn fused_crc_matches_crc_fast_at_every_length() {
-            for_each_path(fused_crc_matches_crc_fast_at_every_length_on);
-        }
-
-        /// Runs `check` on the 512-bit path and on the 256-bit one, each where the CPU has it.
-        fn for_each_path(check: fn(bool)) {
-            if !super::super::skip_without_avx512("the fused CRC", detected()) {
-                check(false);
+            if super::super::skip_without_avx512("the fused CRC", detected()) {
+                return;
             }
-            if ymm_capable() {
-                check(true);
-            } else {
-                eprintln!("SKIPPED: this CPU lacks VPCLMULQDQ/AVX2: the 256-bit fused CRC");
-            }
-        }
-
-        fn fused_crc_matches_crc_fast_at_every_length_on(ymm: bool) {
             let mut s = 0x9e37_79b9_7f4a_7c15;
             let lengths = (0..4096).chain([65_536, 65_537, 1 << 20, 1_000_037, 3 << 20]);
             let mut fused = 0;
@@ -1257,7 +768,7 @@ mod x86 {
                 let mut header = [0u8; 61];
                 header.iter_mut().for_each(|b| *b = rng(&mut s) as u8);
                 let body: Vec<u8> = (0..len).map(|_| rng(&mut s) as u8).collect();
-                let (out, crc) = fused_crc(&header, &body, &mut s, ymm);
+                let (out, crc) = fused_crc(&header, &body, &mut s);
                 assert_eq!(&out[..61], &header[..]);
                 assert_eq!(&out[61..], &body[..]);
                 if let Some(crc) = crc {
@@ -1277,10 +788,9 @@ mod x86 {
         /// written plainly (so the folded stream starts anywhere relative to the body).
         #[test]
         fn fused_crc_matches_the_table_crc_from_misaligned_starts() {
-            for_each_path(misaligned_starts_on);
-        }
-
-        fn misaligned_starts_on(ymm: bool) {
+            if super::super::skip_without_avx512("the fused CRC", detected()) {
+                return;
+            }
             let mut s = 0x6a09_e667_f3bc_c908;
             let mut data = vec![0u8; (3 << 20) + 4096];
             data.iter_mut().for_each(|b| *b = rng(&mut s) as u8);
@@ -1296,9 +806,6 @@ mod x86 {
                 let (lead, body) = data[at..at + pre + len].split_at(pre);
                 let mut f = Fused::new();
                 f.set_enabled(true);
-                if ymm {
-                    f.force_ymm();
-                }
                 let mut out = header.to_vec();
                 let mut p = [0u8; PRE];
                 p[..pre].copy_from_slice(lead);
@@ -1353,129 +860,6 @@ mod x86 {
                 BLOCK * (BLOCK + 1),
                 "the second copy did not compose"
             );
-        }
-
-        /// The 256-bit fold against the bitwise CRC-32C at every length to 4 KiB, from every
-        /// alignment to 64, and at large random lengths; and `crc32c` (which picks it here)
-        /// against `crc-fast`.
-        #[test]
-        fn ymm_crc_matches_the_table_crc() {
-            if !ymm_capable() {
-                eprintln!("SKIPPED: this CPU lacks VPCLMULQDQ/AVX2: the 256-bit CRC-32C");
-                return;
-            }
-            let mut s = 0x9e37_79b9_7f4a_7c15u64;
-            let data: Vec<u8> = (0..(1 << 20) + 64).map(|_| rng(&mut s) as u8).collect();
-            for len in 0..4096 {
-                let at = len % 64;
-                let d = &data[at..at + len];
-                // SAFETY: ymm_capable() is true.
-                #[allow(unsafe_code)]
-                let got = unsafe { crc32c_ymm(d) };
-                assert_eq!(got, super::super::model::crc32c(d), "length {len}");
-            }
-            for _ in 0..20 {
-                let len = rng(&mut s) as usize % (1 << 20);
-                let d = &data[64 - len % 64..][..len];
-                assert_eq!(super::super::crc32c(d), crc_fast::crc32_iscsi(d), "{len}");
-            }
-        }
-
-        /// The hybrid fold against the bitwise CRC-32C at every length 0..=4096 (under two
-        /// steps it is the 256-bit fold; from 448 bytes on the hybrid loop), from every
-        /// alignment to 64, the catalogue's check value, lengths around whole steps, and
-        /// random lengths and alignments up to 4 MiB against `crc-fast`.
-        #[test]
-        fn hybrid_crc_matches_the_table_crc() {
-            if !ymm_capable() {
-                eprintln!("SKIPPED: this CPU lacks VPCLMULQDQ/AVX2: the hybrid CRC-32C");
-                return;
-            }
-            #[allow(unsafe_code)]
-            let hybrid = |d: &[u8]| {
-                // SAFETY: ymm_capable() is true.
-                unsafe { crc32c_hybrid(d) }
-            };
-            assert_eq!(hybrid(b"123456789"), 0xE306_9283);
-            let mut s = 0xbb67_ae85_84ca_a73bu64;
-            let data: Vec<u8> = (0..(4 << 20) + 64).map(|_| rng(&mut s) as u8).collect();
-            for len in 0..=4096 {
-                let at = (len * 7) % 64;
-                let d = &data[at..at + len];
-                assert_eq!(hybrid(d), super::super::model::crc32c(d), "length {len}");
-            }
-            let steps = (2..40).flat_map(|k| {
-                let n = k * HYBRID_STEP;
-                [n - 1, n, n + 1, n + 8, n + HYBRID_STEP - 1]
-            });
-            for len in steps {
-                let d = &data[3..3 + len];
-                assert_eq!(hybrid(d), super::super::model::crc32c(d), "length {len}");
-            }
-            for _ in 0..40 {
-                let len = rng(&mut s) as usize % (4 << 20);
-                let at = rng(&mut s) as usize % 64;
-                let d = &data[at..at + len];
-                assert_eq!(hybrid(d), crc_fast::crc32_iscsi(d), "length {len} at {at}");
-            }
-        }
-
-        /// Random data shared by the property test below: 4 MiB and 64 bytes.
-        fn random_data() -> &'static [u8] {
-            static DATA: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
-            DATA.get_or_init(|| {
-                let mut s = 0x3c6e_f372_fe94_f82bu64;
-                (0..(4 << 20) + 64).map(|_| rng(&mut s) as u8).collect()
-            })
-        }
-
-        proptest::proptest! {
-            #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
-
-            /// The hybrid kernel and the 256-bit fold, each called directly, and `crc32c`'s
-            /// dispatch, against `crc-fast` at random lengths up to 4 MiB from random
-            /// alignments.
-            #[test]
-            fn crc_kernels_at_random_lengths_and_alignments(
-                len in 0usize..(4 << 20),
-                at in 0usize..64,
-            ) {
-                if !ymm_capable() {
-                    eprintln!("SKIPPED: this CPU lacks VPCLMULQDQ/AVX2: the 256-bit kernels");
-                    return Ok(());
-                }
-                let d = &random_data()[at..at + len];
-                let want = crc_fast::crc32_iscsi(d);
-                // SAFETY: ymm_capable() is true.
-                #[allow(unsafe_code)]
-                let hybrid = unsafe { crc32c_hybrid(d) };
-                // SAFETY: as above.
-                #[allow(unsafe_code)]
-                let ymm = unsafe { crc32c_ymm(d) };
-                proptest::prop_assert_eq!(hybrid, want, "hybrid, length {} at {}", len, at);
-                proptest::prop_assert_eq!(ymm, want, "256-bit fold, length {} at {}", len, at);
-                proptest::prop_assert_eq!(super::super::crc32c(d), want, "crc32c");
-            }
-        }
-
-        /// `shift_key` gives the constant `shift` multiplies by: a register moved by it is the
-        /// register fed that many zero bytes.
-        #[test]
-        fn shift_key_is_zero_feeding() {
-            if !ymm_capable() {
-                eprintln!("SKIPPED: this CPU lacks PCLMULQDQ/SSE4.2: shift_key");
-                return;
-            }
-            for len in [8usize, 16, 24, 32, 64, 96, 224, 1000, 4096, 65_536, 1 << 20] {
-                let want = super::super::model::register(0x1234_5678, &vec![0u8; len]);
-                // SAFETY: ymm_capable() found PCLMULQDQ and SSE4.2.
-                #[allow(unsafe_code)]
-                let key = unsafe { shift_key(len) };
-                // SAFETY: as above.
-                #[allow(unsafe_code)]
-                let got = unsafe { mul_x33(0x1234_5678, key) };
-                assert_eq!(got, want, "len {len}");
-            }
         }
 
         #[test]
@@ -1718,7 +1102,7 @@ mod tests {
                 !plain_used && !plain_used_all,
                 "with_fused_off left the fused path on"
             );
-            #[cfg(all(target_arch = "x86_64", not(kafka_wire_portable)))]
+            #[cfg(all(target_arch = "x86_64", feature = "fused-crc"))]
             if !skip_without_avx512("the builder's fused path", x86_detected()) {
                 assert!(used && used_all, "the fused path was not taken");
             }

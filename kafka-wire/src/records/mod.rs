@@ -329,7 +329,7 @@ impl BatchHeader {
     /// bytes 21.. for magic 2, CRC-32 of bytes 16.. before.
     pub fn computed_crc(&self, entry: &[u8]) -> u32 {
         if self.magic == 2 {
-            fused::crc32c(entry.get(21..).unwrap_or_default())
+            crc32c(entry.get(21..).unwrap_or_default())
         } else {
             crc32fast::hash(entry.get(16..).unwrap_or_default())
         }
@@ -374,11 +374,10 @@ pub fn compress(
 
 /// CRC-32C (Castagnoli), the checksum of magic-2 batches: carry-less multiplication folding
 /// (the `crc-fast` crate: AVX-512 VPCLMULQDQ, SSE PCLMULQDQ or Arm NEON, chosen at run time;
-/// a table-driven fallback elsewhere), or on x86-64 CPUs with 256-bit VPCLMULQDQ but no
-/// AVX-512 (AMD Zen 3, Intel Alder Lake), a 256-bit fold of this crate's for 256 bytes or
-/// more, run together with three streams of the `crc32` instruction from 2 KiB on.
+/// a table-driven fallback elsewhere). The one CRC-32C of the crate; only the batch builder
+/// with the feature `fused-crc` folds its own while copying.
 pub fn crc32c(data: &[u8]) -> u32 {
-    fused::crc32c(data)
+    crc_fast::crc32_iscsi(data)
 }
 
 /// CRC-32 (IEEE), the checksum of legacy messages.

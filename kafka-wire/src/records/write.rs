@@ -328,7 +328,7 @@ impl BatchBuilder {
     /// [`build`](Self::build)), with the builder's running state (offsets, timestamps, count,
     /// and on an uncompressed batch the CRC folded while copying) kept in registers from one
     /// record to the next instead of in the builder. Where the CRC is folded while copying
-    /// (x86-64 CPUs with AVX-512 VPCLMULQDQ), the whole loop is compiled for the instructions
+    /// (feature `fused-crc`, x86-64 CPUs with AVX-512 VPCLMULQDQ), the whole loop is compiled for the instructions
     /// that path uses. Returns the builder; [`next_offset`](Self::next_offset) tells where the
     /// records ended.
     ///
@@ -662,8 +662,8 @@ impl BatchBuilder {
         } else {
             None
         };
-        let crc = folded
-            .unwrap_or_else(|| super::fused::crc32c(self.buf.get(at + 21..).unwrap_or_default()));
+        let crc =
+            folded.unwrap_or_else(|| super::crc32c(self.buf.get(at + 21..).unwrap_or_default()));
         if let Some(dst) = self.buf.get_mut(at + 17..at + 21) {
             dst.copy_from_slice(&crc.to_be_bytes());
         }
