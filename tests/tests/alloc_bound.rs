@@ -178,7 +178,10 @@ fn frame_size_above_the_maximum_is_rejected_from_the_prefix() {
     let (res, n) = measure(|| RequestFrame::decode(&b));
     assert!(matches!(
         res.unwrap_err().kind(),
-        DecodeErrorKind::FrameTooLarge { .. }
+        DecodeErrorKind::LimitExceeded {
+            limit: kafka_wire::Limit::FrameSize,
+            ..
+        }
     ));
     assert!(n <= ERROR_ALLOWANCE, "allocated {n} bytes");
     let mut big = vec![0u8; 1 << 20];
@@ -187,7 +190,10 @@ fn frame_size_above_the_maximum_is_rejected_from_the_prefix() {
     let (res, n) = measure(|| RequestFrame::decode_with_max(&big, 1024));
     assert!(matches!(
         res.unwrap_err().kind(),
-        DecodeErrorKind::FrameTooLarge { .. }
+        DecodeErrorKind::LimitExceeded {
+            limit: kafka_wire::Limit::FrameSize,
+            ..
+        }
     ));
     assert!(n <= ERROR_ALLOWANCE, "allocated {n} bytes");
 }
