@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use bytes::Bytes;
 use kafka_wire::{DecodeError, KafkaMessage, Version};
 
+pub mod framing;
 pub mod seeds;
 #[cfg(feature = "messages")]
 use kafka_wire::{RequestHeader, ResponseHeader};

@@ -5,7 +5,9 @@
 //! [`frame::decode_response`] take. The size prefix is checked against the maximum frame size
 //! as soon as its 4 bytes are there, and the room asked for grows with the bytes received
 //! (at most [`READ_CHUNK_MAX`](crate::frame::READ_CHUNK_MAX) ahead of them), never the size a
-//! prefix announces.
+//! prefix announces. The buffer's capacity can be larger than what is asked for: `BytesMut`
+//! doubles when it grows and `FramedRead` reserves before each read, so a connection holds
+//! up to about 3.3 times the bytes of a frame that have arrived.
 //! Encoding writes a whole frame (as [`frame::encode_request`] or [`frame::encode_response`]
 //! produce it) after checking its prefix against its length.
 //!
@@ -222,7 +224,11 @@ mod tests {
         match err {
             CodecError::Frame(e) => assert_eq!(
                 e.kind(),
-                &DecodeErrorKind::FrameTooLarge { size: 17, max: 16 }
+                &DecodeErrorKind::LimitExceeded {
+                    limit: crate::Limit::FrameSize,
+                    value: 17,
+                    max: 16
+                }
             ),
             e => panic!("unexpected {e:?}"),
         }

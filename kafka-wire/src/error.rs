@@ -167,14 +167,6 @@ pub enum DecodeErrorKind {
     /// Bytes left after a frame's body.
     #[error("{0} trailing byte(s) after the end of the message")]
     TrailingBytes(usize),
-    /// A frame whose size prefix is above the configured maximum.
-    #[error("frame size {size} exceeds the maximum of {max} bytes")]
-    FrameTooLarge {
-        /// The size prefix.
-        size: i64,
-        /// The maximum allowed.
-        max: usize,
-    },
     /// A frame whose size prefix is negative.
     #[error("negative frame size {0}")]
     NegativeFrameSize(i32),

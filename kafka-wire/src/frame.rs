@@ -33,10 +33,12 @@ pub fn frame_len(buf: &[u8], max_size: usize) -> Result<Option<usize>, DecodeErr
         return Err(DecodeError::new(DecodeErrorKind::NegativeFrameSize(size), 0).in_part("size"));
     }
     if size as usize > max_size {
+        // The same error as every other limit: `LimitExceeded`, naming `max_frame_size`.
         return Err(DecodeError::new(
-            DecodeErrorKind::FrameTooLarge {
-                size: i64::from(size),
-                max: max_size,
+            DecodeErrorKind::LimitExceeded {
+                limit: crate::Limit::FrameSize,
+                value: size as u64,
+                max: max_size as u64,
             },
             0,
         )
@@ -403,7 +405,7 @@ pub fn put_frame<B: crate::EncodeBuf + ?Sized>(
     // In place, truncated back on error: into a `Vec<u8>`, or a buffer's own storage lent
     // as one (an empty `BytesMut`, see `EncodeBuf::with_vec`); else staged.
     let mut in_place = |out: &mut Vec<u8>| {
-        let start = out.len();
+        let (start, capacity) = (out.len(), out.capacity());
         let res = match contents.take() {
             Some(c) => frame_into(out, c),
             None => Err(EncodeError::new(EncodeErrorKind::InvalidValue(
@@ -411,7 +413,9 @@ pub fn put_frame<B: crate::EncodeBuf + ?Sized>(
             ))),
         };
         if res.is_err() {
+            // Back to its length and to the room it had: a failed encode leaves no trace.
             out.truncate(start);
+            out.shrink_to(capacity);
         }
         res
     };

@@ -4,8 +4,15 @@
 //! limit, with the offset and field path of the value.
 //!
 //! The defaults are Kafka's own bounds: a 100 MiB frame (`socket.request.max.bytes`), 32767
-//! bytes of string, and no tighter bound than the input itself for the rest. A server that
-//! knows its traffic can be stricter:
+//! bytes of string, and no tighter bound than the input itself for the rest. Where Kafka's
+//! generated readers (4.x) bound the rest by the input, these are at least as strict: Kafka
+//! refuses an array count above the bytes remaining ("Tried to allocate a collection of size
+//! ..."), this crate one above what the remaining bytes could hold at the element's smallest
+//! size; Kafka reads a tagged section's count without a check and grows its list of unknown
+//! fields one by one, this crate refuses a count above half the remaining bytes (an entry
+//! takes two at least) and reserves no more entries than they could hold; bytes and strings
+//! are bounded by the remaining bytes in both. A server that knows its traffic can be
+//! stricter:
 //!
 //! ```
 //! use kafka_wire::{DecodeLimits, Reader, Bytes, Field, Cx, DecodeErrorKind, Limit};

@@ -176,7 +176,8 @@ pub fn check_room<B: BufMut + ?Sized>(buf: &B, needed: usize) -> Result<(), Enco
     Ok(())
 }
 
-/// Writes `m` at the end of a vector, which is truncated back to its length on error.
+/// Writes `m` at the end of a vector, which is truncated back to its length (and its
+/// capacity) on error.
 #[cfg_attr(not(debug_assertions), inline(always))]
 #[cfg_attr(debug_assertions, inline)]
 fn write_in_place<M: KafkaMessage>(
@@ -184,12 +185,15 @@ fn write_in_place<M: KafkaMessage>(
     out: &mut Vec<u8>,
     version: Version,
 ) -> Result<(), EncodeError> {
-    let start = out.len();
+    let (start, capacity) = (out.len(), out.capacity());
     // `match`, not `map_err`: a closure is one more function per message.
     match m.write_vec(out, Cx::new(version), Sealed::TOKEN) {
         Ok(()) => Ok(()),
         Err(e) => {
+            // Back to its length and to the room it had (a write that grew the vector before
+            // failing would otherwise leave it larger): a failed encode leaves no trace.
             out.truncate(start);
+            out.shrink_to(capacity);
             Err(e.in_root(M::META.name))
         }
     }
@@ -339,6 +343,11 @@ impl EncodeBuf for bytes::BytesMut {
         // it the room the buffer had, as a `reserve` on the buffer would.
         v.reserve(capacity);
         let res = write(&mut v);
+        if res.is_err() {
+            // `write` truncated it; the room it grew goes too, so the buffer keeps the
+            // capacity it had (a failed 64 KiB encode left 128 KiB).
+            v.shrink_to(capacity);
+        }
         // Through `Bytes`: it moves the vector's allocation, with one small allocation of
         // its own (freed again at once) when the vector has spare room.
         *self = bytes::BytesMut::from(Bytes::from(v));

@@ -330,17 +330,19 @@ fn main() -> ExitCode {
         Cmd::Decode { target, hex, .. } => {
             let stdout = io::stdout();
             let mut out = BufWriter::new(stdout.lock());
-            decode_one(&hex, target, &mut out).map(|()| {
+            decode_one(&hex, target, &mut out).and_then(|all_read| {
                 if let Err(e) = out.write_all(b"\n").and_then(|()| out.flush()) {
                     write_failed(&e);
                 }
+                batches_read(all_read)
             })
         }
         Cmd::Encode { json } if json == "-" => {
             return batch(
                 |l, _, out| {
                     let h = encode_line(l)?;
-                    out.write_all(h.as_bytes()).map_err(io_failure)
+                    out.write_all(h.as_bytes()).map_err(io_failure)?;
+                    Ok(true)
                 },
                 Target::none(),
             )
@@ -592,20 +594,38 @@ fn io_failure(e: io::Error) -> Failure {
 
 /// Decodes one frame and writes its JSON document to `out` (no newline). The frame is
 /// checked whole first, so a frame that does not decode writes nothing; then the document
-/// is written straight from the bytes, never held.
-fn decode_one(hex: &str, target: Target, out: &mut dyn Write) -> Result<(), Failure> {
+/// is written straight from the bytes, never held. Returns whether every record batch in
+/// it read (a batch that did not is in the document, as `error` or `recordsError`).
+fn decode_one(hex: &str, target: Target, out: &mut dyn Write) -> Result<bool, Failure> {
     let bytes = hex_decode(hex)?;
     let walked = walk_frame(&bytes, target, None)?;
-    let mut hook = |data: &Bytes, _at: usize, w: &mut dyn Write| records::write_json(data, w);
+    let mut all_read = true;
+    let mut hook = |data: &Bytes, _at: usize, w: &mut dyn Write| {
+        all_read &= records::write_json(data, w)?;
+        Ok(())
+    };
     match dynamic::write_frame_json(&bytes, &walked, kind_of(target), out, Some(&mut hook)) {
-        Ok(()) => Ok(()),
+        Ok(()) => Ok(all_read),
         Err(WriteJsonError::Io(e)) => Err(io_failure(e)),
         Err(WriteJsonError::Decode(e)) => Err(e.into()),
     }
 }
 
-/// One batch line: `request|response KEY VERSION HEX`, or a bare `HEX` (a request).
-fn decode_line(line: &str, _t: Target, out: &mut dyn Write) -> Result<(), Failure> {
+/// The frame decoded but a record batch in it did not read: a failure (exit code 1), after
+/// the document that shows it.
+fn batches_read(all_read: bool) -> Result<(), Failure> {
+    if all_read {
+        Ok(())
+    } else {
+        Err(Failure::msg(
+            "a record batch in the frame did not read (see `error` / `recordsError`)",
+        ))
+    }
+}
+
+/// One batch line: `request|response KEY VERSION HEX`, or a bare `HEX` (a request). Whether
+/// its record batches all read, as [`decode_one`].
+fn decode_line(line: &str, _t: Target, out: &mut dyn Write) -> Result<bool, Failure> {
     let words: Vec<&str> = line.split_whitespace().collect();
     match words.as_slice() {
         [hex] => decode_one(hex, Target::none(), out),
@@ -680,8 +700,11 @@ fn records_to_base64(j: &mut Json) -> Result<(), Failure> {
 
 /// Runs `f` on each stdin line; exactly one output line per input line. `f` writes its
 /// output line (without the newline) or fails having written nothing.
+/// Runs `f` on each line of stdin. `f` writes the line's output and returns whether the
+/// line fully succeeded (a decoded frame whose record batch failed wrote its document but
+/// did not); a line that failed or did not fully succeed makes the exit code 1.
 fn batch(
-    f: impl Fn(&str, Target, &mut dyn Write) -> Result<(), Failure>,
+    f: impl Fn(&str, Target, &mut dyn Write) -> Result<bool, Failure>,
     target: Target,
 ) -> ExitCode {
     let stdin = io::stdin();
@@ -700,7 +723,10 @@ fn batch(
         let text = String::from_utf8_lossy(&line);
         let text = text.strip_suffix('\r').unwrap_or(&text);
         let res = match f(text, target, &mut out) {
-            Ok(()) => writeln!(out),
+            Ok(all) => {
+                ok &= all;
+                writeln!(out)
+            }
             Err(e) => {
                 ok = false;
                 writeln!(out, "{}", e.to_json())

@@ -7,6 +7,9 @@
 //! cannot arrive first), which is what it takes to decode the response. Frames of declared APIs
 //! are decoded with [`AnyRequest`]/[`AnyResponse`] and, on request, re-encoded and compared
 //! byte for byte; frames of other APIs or versions pass through untouched and are counted.
+//! Each frame is decoded, checked and logged on tokio's blocking pool (`Shared::off_io`), so
+//! a frame that is slow to decode (many compressed batches) delays only its own direction of
+//! its own connection.
 //!
 //! Brokers advertise their own addresses (Metadata, FindCoordinator, DescribeCluster, and the
 //! leader endpoints of Produce and Fetch responses). The proxy rewrites each advertised
@@ -285,7 +288,8 @@ struct Shared {
     advertise: String,
     summary: Mutex<Summary>,
     /// Advertised broker address (host, port) to the listener standing in for it.
-    brokers: tokio::sync::Mutex<HashMap<(String, i32), SocketAddr>>,
+    /// A plain lock: it is taken from the blocking pool, where frames are decoded.
+    brokers: Mutex<HashMap<(String, i32), SocketAddr>>,
     next_connection: AtomicU64,
     sink: Mutex<Sink>,
     tasks: Mutex<Vec<JoinHandle<()>>>,
@@ -323,7 +327,7 @@ impl Proxy {
             cfg,
             advertise,
             summary: Mutex::new(Summary::default()),
-            brokers: tokio::sync::Mutex::new(HashMap::new()),
+            brokers: Mutex::new(HashMap::new()),
             next_connection: AtomicU64::new(1),
             sink: Mutex::new(sink),
             tasks: Mutex::new(Vec::new()),
@@ -331,11 +335,7 @@ impl Proxy {
         // The bootstrap address maps to this listener too, so a broker advertising the address
         // the proxy was given is not given a second listener.
         if let Some((host, port)) = split_host_port(&upstream) {
-            shared
-                .brokers
-                .lock()
-                .await
-                .insert((host.to_owned(), port), local_addr);
+            lock(&shared.brokers).insert((host.to_owned(), port), local_addr);
         }
         shared.spawn_accept(listener, upstream);
         Ok(Proxy { shared, local_addr })
@@ -472,11 +472,13 @@ impl Shared {
         let mut to_client = FramedWrite::new(client_tx, codec);
         let mut from_server = FramedRead::new(server_rx, codec);
         let mut to_server = FramedWrite::new(server_tx, codec);
-        let tracker = Mutex::new(CorrelationTracker::new());
+        let tracker = Arc::new(Mutex::new(CorrelationTracker::new()));
 
         let requests = async {
             while let Some(frame) = from_client.next().await {
-                let out = self.on_request(id, &tracker, frame?);
+                let (me, tracker) = (Arc::clone(&self), Arc::clone(&tracker));
+                let work = move |f| me.on_request(id, &tracker, f);
+                let out = self.off_io(id, frame?, work).await;
                 to_server.send(out).await?;
             }
             // The client is done sending: pass the half-close on, and let the answers drain.
@@ -485,7 +487,9 @@ impl Shared {
         };
         let responses = async {
             while let Some(frame) = from_server.next().await {
-                let out = self.on_response(id, &tracker, frame?).await;
+                let (me, tracker) = (Arc::clone(&self), Arc::clone(&tracker));
+                let work = move |f| me.on_response(id, &tracker, f);
+                let out = self.off_io(id, frame?, work).await;
                 to_client.send(out).await?;
             }
             to_client.close().await?;
@@ -493,6 +497,27 @@ impl Shared {
         };
         if let Err(e) = tokio::try_join!(requests, responses) {
             self.connection_error(format!("c{id}: {e}"));
+        }
+    }
+
+    /// Runs `work` (decoding, checking and logging one frame) on tokio's blocking pool, off
+    /// the I/O tasks: a frame that takes long to decode (a batch of many compressed members,
+    /// say) holds up only its own connection's direction, never the others'. The frames of
+    /// one direction of a connection are still handled one at a time, in order. Should `work`
+    /// panic, the frame is forwarded as it came and the failure counted.
+    async fn off_io(
+        &self,
+        conn: u64,
+        frame: Bytes,
+        work: impl FnOnce(Bytes) -> Bytes + Send + 'static,
+    ) -> Bytes {
+        let original = frame.clone();
+        match tokio::task::spawn_blocking(move || work(frame)).await {
+            Ok(out) => out,
+            Err(e) => {
+                self.connection_error(format!("c{conn}: handling a frame failed: {e}"));
+                original
+            }
         }
     }
 
@@ -530,12 +555,7 @@ impl Shared {
         out
     }
 
-    async fn on_response(
-        &self,
-        conn: u64,
-        tracker: &Mutex<CorrelationTracker>,
-        frame: Bytes,
-    ) -> Bytes {
+    fn on_response(&self, conn: u64, tracker: &Mutex<CorrelationTracker>, frame: Bytes) -> Bytes {
         let peek = match lock(tracker).complete_frame(&frame) {
             Ok(p) => p,
             Err(e) => {
@@ -562,7 +582,7 @@ impl Shared {
                 let outcome =
                     Outcome::Error(strict.err().map(|e| e.to_string()).unwrap_or_default());
                 if let AnyResponse::Decoded(mut f) = d.frame {
-                    if self.rewrite(&mut f.body).await {
+                    if self.rewrite(&mut f.body) {
                         extra.rewritten = true;
                         match f.to_vec().map(|v| append_to_frame(v, &tail)) {
                             Ok(bytes) => {
@@ -594,7 +614,7 @@ impl Shared {
                     let (out, outcome) = self.check(&frame, f.to_vec());
                     // Broker addresses are rewritten after the check, which is about the
                     // bytes that arrived.
-                    let rewritten = self.rewrite(&mut f.body).await;
+                    let rewritten = self.rewrite(&mut f.body);
                     (out, outcome, version, rewritten.then_some(f))
                 }
                 AnyResponse::Opaque(_) => (frame.clone(), Outcome::Opaque, peek.api_version, None),
@@ -656,12 +676,15 @@ impl Shared {
 
     /// Replaces every broker address in `body` by the proxy's listener for that broker;
     /// whether anything was replaced.
-    async fn rewrite(&self, body: &mut ResponseBody) -> bool {
+    ///
+    /// Called on the blocking pool (see [`off_io`](Self::off_io)), which has the runtime's
+    /// context, so a new broker's listener is bound here and its accept task spawned.
+    fn rewrite(&self, body: &mut ResponseBody) -> bool {
         let endpoints = apis::broker_endpoints(body);
         if endpoints.is_empty() {
             return false;
         }
-        let mut brokers = self.brokers.lock().await;
+        let mut brokers = lock(&self.brokers);
         let mut changed = false;
         for (host, port) in endpoints {
             // A host that is not UTF-8 names no address this proxy could connect to (and
@@ -677,7 +700,10 @@ impl Shared {
                 Some(a) => *a,
                 None => {
                     let bind = SocketAddr::new(self.cfg.listen.ip(), 0);
-                    let listener = match TcpListener::bind(bind).await {
+                    let listener = match std::net::TcpListener::bind(bind).and_then(|l| {
+                        l.set_nonblocking(true)?;
+                        TcpListener::from_std(l)
+                    }) {
                         Ok(l) => l,
                         Err(e) => {
                             self.connection_error(format!("listen for {}:{}: {e}", key.0, key.1));

@@ -127,11 +127,14 @@ fn put(w: &mut dyn Write, j: &Json) -> io::Result<()> {
 }
 
 /// Writes the JSON form of a `records` value (see the module docs), one record at a time.
-pub fn write_json(data: &Bytes, w: &mut dyn Write) -> io::Result<()> {
+/// Returns whether every batch and record read (`false` when the document holds an `error`
+/// or a `recordsError`; an incomplete last batch, `truncated`, is not a failure).
+pub fn write_json(data: &Bytes, w: &mut dyn Write) -> io::Result<bool> {
     let mut batches = Batches::new(data.clone(), options());
     w.write_all(b"{\"batches\":[")?;
     let mut error = None;
     let mut first = true;
+    let mut all_read = true;
     for b in batches.by_ref() {
         let b = match b {
             Ok(b) => b,
@@ -172,6 +175,7 @@ pub fn write_json(data: &Bytes, w: &mut dyn Write) -> io::Result<()> {
         }
         w.write_all(b"]")?;
         if let Some(e) = records_error {
+            all_read = false;
             w.write_all(b",\"recordsError\":")?;
             put(w, &json!({"message": e.to_string(), "offset": e.offset()}))?;
         }
@@ -182,6 +186,7 @@ pub fn write_json(data: &Bytes, w: &mut dyn Write) -> io::Result<()> {
         w.write_all(b"}")?;
     }
     w.write_all(b"]")?;
+    all_read &= error.is_none();
     if let Some(e) = error {
         let rest = data.get(e.offset()..).unwrap_or_default();
         w.write_all(b",\"error\":")?;
@@ -197,7 +202,8 @@ pub fn write_json(data: &Bytes, w: &mut dyn Write) -> io::Result<()> {
             &json!({"offset": t.offset, "available": t.available, "size": t.size, "raw": B64.encode(rest)}),
         )?;
     }
-    w.write_all(b"}")
+    w.write_all(b"}")?;
+    Ok(all_read)
 }
 
 /// The JSON form of a `records` value (see the module docs) as a tree, for documents built

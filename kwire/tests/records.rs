@@ -168,6 +168,52 @@ fn a_corrupt_batch_is_shown_not_fatal() {
     assert!(ok(&["dump", &frame]).contains("truncated_batch"));
 }
 
+/// A batch whose records do not read (it claims 4 records and holds 3): `kwire decode`
+/// still prints the whole document, with the batch's `recordsError`, and exits 1 with a
+/// message; in batch mode (`-`) the line is the document and the exit code is 1.
+#[test]
+fn a_batch_that_does_not_read_fails_decode() {
+    assert_eq!(PY_NONE.matches("ffff00000003").count(), 1);
+    let short = PY_NONE.replace("ffff00000003", "ffff00000004");
+    let frame = produce_v3(&[&short]);
+    let o = kwire(&["decode", "--json", &frame]);
+    assert!(!o.status.success());
+    let j: Json = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(
+        records_json(&j)["batches"][0]["recordsError"].is_object(),
+        "{j}"
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("record batch"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // Batch mode: one line per input line, the exit code 1 for the line that failed.
+    let good = produce_v3(&[PY_NONE]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(["decode", "--json", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "{good}\n{frame}").unwrap();
+    drop(stdin);
+    let o = child.wait_with_output().unwrap();
+    assert!(!o.status.success());
+    let out = String::from_utf8(o.stdout).unwrap();
+    let lines: Vec<Json> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert!(records_json(&lines[0])["batches"][0]["recordsError"].is_null());
+    assert!(records_json(&lines[1])["batches"][0]["recordsError"].is_object());
+    // Only the good frame: success.
+    assert!(kwire(&["decode", "--json", &good]).status.success());
+}
+
 fn unhex(hex: &str) -> Vec<u8> {
     (0..hex.len())
         .step_by(2)

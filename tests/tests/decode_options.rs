@@ -108,7 +108,11 @@ fn options_carry_the_limits() {
     assert!(
         matches!(
             e.kind(),
-            DecodeErrorKind::FrameTooLarge { size: 12, max: 11 }
+            DecodeErrorKind::LimitExceeded {
+                limit: kafka_wire::Limit::FrameSize,
+                value: 12,
+                max: 11
+            }
         ),
         "{e}"
     );
@@ -128,7 +132,13 @@ fn options_carry_the_limits() {
     assert_eq!(e.path().to_string(), "header.RequestHeader.client_id");
     // decode_with_max is the strict default with that frame size.
     let e = RequestFrame::decode_with_max(&api_versions_request(""), 11).unwrap_err();
-    assert!(matches!(e.kind(), DecodeErrorKind::FrameTooLarge { .. }));
+    assert!(matches!(
+        e.kind(),
+        DecodeErrorKind::LimitExceeded {
+            limit: kafka_wire::Limit::FrameSize,
+            ..
+        }
+    ));
     assert!(
         RequestFrame::decode_with_max(&api_versions_request(""), DEFAULT_MAX_FRAME_SIZE).is_ok()
     );

@@ -54,5 +54,11 @@ fn header_errors_are_precise() {
     // Oversized prefix: rejected from the prefix alone.
     let frame = hex("7fffffff 0012");
     let e = RequestFrame::decode_header(&frame, 1024).unwrap_err();
-    assert!(matches!(e.kind(), DecodeErrorKind::FrameTooLarge { .. }));
+    assert!(matches!(
+        e.kind(),
+        DecodeErrorKind::LimitExceeded {
+            limit: kafka_wire::Limit::FrameSize,
+            ..
+        }
+    ));
 }

@@ -51,6 +51,41 @@ fn a_buffer_one_byte_short_is_an_error_with_nothing_written() {
     }
 }
 
+/// A failed encode leaves a growable buffer's capacity as it was, not only its bytes: a
+/// message that fails after about 100 KB (its last topic name is over 32767 bytes), into an
+/// empty `BytesMut` and an empty `Vec` of 64 KiB each (which grew to 128 KiB before), as a
+/// message and as a frame.
+#[test]
+fn a_failed_encode_leaves_the_capacity_as_it_was() {
+    let mut m = request();
+    m.topics = (0..3000)
+        .map(|i| TxnOffsetCommitRequestTopic {
+            name: Str::from(format!("topic-{i:05}-{}", "x".repeat(20))),
+            ..Default::default()
+        })
+        .collect();
+    m.topics.push(TxnOffsetCommitRequestTopic {
+        name: Str::from("y".repeat(40_000)),
+        ..Default::default()
+    });
+    let header = RequestHeader::new(28, 3, 7, Some("client".into()));
+    let mut bytes = BytesMut::with_capacity(64 * 1024);
+    let cap = bytes.capacity();
+    assert!(m.encode(&mut bytes, 3).is_err());
+    assert!(frame::encode_request(&mut bytes, &header, &m).is_err());
+    assert!(bytes.is_empty());
+    assert_eq!(bytes.capacity(), cap, "BytesMut");
+    let mut vec: Vec<u8> = Vec::with_capacity(64 * 1024);
+    let cap = vec.capacity();
+    assert!(m.encode(&mut vec, 3).is_err());
+    assert!(frame::encode_request(&mut vec, &header, &m).is_err());
+    assert!(vec.is_empty());
+    assert_eq!(vec.capacity(), cap, "Vec<u8>");
+    // Without the long name it encodes, past 64 KiB.
+    m.topics.pop();
+    assert!(m.encode_to_vec(3).unwrap().len() > 64 * 1024);
+}
+
 #[test]
 fn a_frame_into_eight_bytes_is_an_error_not_a_panic() {
     let header = RequestHeader::new(28, 3, 7, Some("client".into()));

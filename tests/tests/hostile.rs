@@ -614,30 +614,36 @@ fn frame_too_large_and_negative_frame_size() {
     assert_eq!(
         parts(&e),
         (
-            DecodeErrorKind::FrameTooLarge { size: 52, max: 40 },
+            DecodeErrorKind::LimitExceeded {
+                limit: kafka_wire::Limit::FrameSize,
+                value: 52,
+                max: 40
+            },
             0,
             "size".to_owned()
         )
     );
     assert_eq!(
         e.to_string(),
-        "frame size 52 exceeds the maximum of 40 bytes at byte 0 in `size`"
+        "52 exceeds the limit max_frame_size = 40 at byte 0 in `size`"
     );
     // From the prefix alone: 4 bytes saying 2 GiB - 1.
     let e = RequestFrame::decode(&Bytes::from_static(&[0x7f, 0xff, 0xff, 0xff])).unwrap_err();
     assert_eq!(
         e.kind(),
-        &DecodeErrorKind::FrameTooLarge {
-            size: i32::MAX.into(),
-            max: frame::DEFAULT_MAX_FRAME_SIZE
+        &DecodeErrorKind::LimitExceeded {
+            limit: kafka_wire::Limit::FrameSize,
+            value: i32::MAX as u64,
+            max: frame::DEFAULT_MAX_FRAME_SIZE as u64
         }
     );
     assert_eq!(
         frame::frame_len(&[0x7f, 0xff, 0xff, 0xff], 1 << 20)
             .unwrap_err()
             .kind(),
-        &DecodeErrorKind::FrameTooLarge {
-            size: i32::MAX.into(),
+        &DecodeErrorKind::LimitExceeded {
+            limit: kafka_wire::Limit::FrameSize,
+            value: i32::MAX as u64,
             max: 1 << 20
         }
     );

@@ -159,12 +159,13 @@ fn request_frames_take_the_same_limits() {
     assert_limit(&e, Limit::UnknownTaggedFields, 2, 1, 114, "topics[0]");
     let e = dec(DecodeLimits::new().max_unknown_tagged_bytes(5));
     assert_limit(&e, Limit::UnknownTaggedBytes, 6, 5, 114, "topics[0]");
-    // The frame size limit is checked from the prefix alone: `FrameTooLarge` at 0.
+    // The frame size limit is checked from the prefix alone: `LimitExceeded` at 0.
     let e = dec(DecodeLimits::new().max_frame_size(100));
     assert_eq!(
         e.kind(),
-        &DecodeErrorKind::FrameTooLarge {
-            size: f.len() as i64 - 4,
+        &DecodeErrorKind::LimitExceeded {
+            limit: Limit::FrameSize,
+            value: f.len() as u64 - 4,
             max: 100
         }
     );

@@ -906,12 +906,22 @@ fn truncated_and_oversized_frames_are_errors() {
     let e = RequestFrame::decode_with_max(&Bytes::from_static(APT_REQ), 33).unwrap_err();
     assert_eq!(
         e.kind(),
-        &DecodeErrorKind::FrameTooLarge { size: 34, max: 33 }
+        &DecodeErrorKind::LimitExceeded {
+            limit: kafka_wire::Limit::FrameSize,
+            value: 34,
+            max: 33
+        }
     );
     assert!(RequestFrame::decode_with_max(&Bytes::from_static(APT_REQ), 34).is_ok());
     let huge = Bytes::from_static(&[0x7f, 0xff, 0xff, 0xff, 0, 18]);
     let e = RequestFrame::decode(&huge).unwrap_err();
-    assert!(matches!(e.kind(), DecodeErrorKind::FrameTooLarge { .. }));
+    assert!(matches!(
+        e.kind(),
+        DecodeErrorKind::LimitExceeded {
+            limit: kafka_wire::Limit::FrameSize,
+            ..
+        }
+    ));
     let e = ResponseFrame::decode_with_max(
         &Bytes::from_static(APT_RESP),
         ApiKey::AddPartitionsToTxn,
@@ -921,7 +931,11 @@ fn truncated_and_oversized_frames_are_errors() {
     .unwrap_err();
     assert_eq!(
         e.kind(),
-        &DecodeErrorKind::FrameTooLarge { size: 26, max: 25 }
+        &DecodeErrorKind::LimitExceeded {
+            limit: kafka_wire::Limit::FrameSize,
+            value: 26,
+            max: 25
+        }
     );
     let e = RequestFrame::decode(&Bytes::from_static(&[0xff, 0xff, 0xff, 0xff])).unwrap_err();
     assert_eq!(e.kind(), &DecodeErrorKind::NegativeFrameSize(-1));

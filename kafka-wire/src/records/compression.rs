@@ -1,10 +1,13 @@
 //! The four codecs, in the framings Kafka writes and accepts, with a hard output budget.
 //!
-//! Every decompressor stops once its output would pass `limit` bytes: streams are read
-//! through `Read::take(limit + 1)`, and block formats check each block's declared size
-//! against what is left of the budget before allocating it.
+//! Every decompressor writes into one [`Out`] per batch, which stops once the output would
+//! pass `limit` bytes; block formats size each block before growing it (lz4 from the block's
+//! sequences, snappy from its preamble, refused when it claims more than the block can hold).
+//! Time and memory are linear in input plus output whatever the framing: the output grows
+//! geometrically once per batch, is never re-zeroed per member, block or chunk, and one
+//! decoder state serves all of a batch's gzip members (and a reader's zstd frames).
 
-#[cfg(any(feature = "gzip", feature = "zstd"))]
+#[cfg(feature = "zstd")]
 use std::io::Read;
 
 use super::Compression;
@@ -126,60 +129,228 @@ pub(crate) fn compress(
     }
 }
 
-/// Reads `r` to its end, failing once more than `limit` bytes come out.
+/// A batch's decompressed bytes as they come out, whatever the framing: one buffer for all
+/// of a batch's gzip members, lz4 blocks, xerial chunks or zstd frames.
 ///
-/// The buffer grows geometrically but never past `limit + 1` bytes of capacity (plain
-/// `read_to_end` would double a full buffer to twice the limit just to see one more byte).
-#[cfg(any(feature = "gzip", feature = "zstd"))]
-fn read_bounded<R: Read>(mut r: R, out: &mut Vec<u8>, limit: usize) -> Result<(), CodecError> {
-    let cap = limit.saturating_add(1);
-    let mut len = out.len();
-    loop {
-        if len > limit {
-            out.truncate(len);
+/// The decoders write into initialised memory, so the buffer is zero-filled as it grows, but
+/// each byte only once: `buf` is the zeroed part, `len` the part written. It grows
+/// geometrically (doubling, at least 32 KiB) and never past `limit + 1` bytes, so what a batch
+/// allocates in all is at most about twice its output or the limit, and its zero-filling and
+/// copying are linear in its output, however many members, blocks or chunks it has.
+#[cfg(any(
+    feature = "gzip",
+    feature = "snappy",
+    feature = "lz4",
+    feature = "zstd"
+))]
+struct Out {
+    buf: Vec<u8>,
+    len: usize,
+    limit: usize,
+}
+
+#[cfg(any(
+    feature = "gzip",
+    feature = "snappy",
+    feature = "lz4",
+    feature = "zstd"
+))]
+impl Out {
+    fn new(limit: usize) -> Self {
+        Out {
+            buf: Vec::new(),
+            len: 0,
+            limit,
+        }
+    }
+
+    /// Grows the zeroed part to at least `need` bytes (at most `limit + 1`): doubling, at
+    /// least 32 KiB at a time.
+    fn grow_to(&mut self, need: usize) {
+        let have = self.buf.len();
+        let new_len = have
+            .saturating_mul(2)
+            .max(have + 32 * 1024)
+            .max(need)
+            .min(self.limit.saturating_add(1))
+            .max(have);
+        self.buf.reserve_exact(new_len - have);
+        self.buf.resize(new_len, 0);
+    }
+
+    /// The written bytes are followed by at least `n` writable ones; `TooLarge` if that
+    /// would pass the limit.
+    fn reserve(&mut self, n: usize) -> Result<(), CodecError> {
+        if n > self.limit.saturating_sub(self.len) {
             return Err(CodecError::TooLarge);
         }
-        if len == out.len() {
-            // Full: double, at least 32 KiB, at most the cap.
-            let new_len = len.saturating_mul(2).max(len + 32 * 1024).min(cap);
-            out.reserve_exact(new_len - len);
-            out.resize(new_len, 0);
+        if self.len + n > self.buf.len() {
+            self.grow_to(self.len + n);
         }
-        let dst = out.get_mut(len..).unwrap_or_default();
-        match r.read(dst) {
-            Ok(0) => {
-                out.truncate(len);
-                return Ok(());
-            }
-            Ok(n) => len += n,
+        Ok(())
+    }
+
+    /// The writable bytes after the written ones, at least one, for a stream decoder;
+    /// `TooLarge` once the output has passed the limit.
+    fn spare(&mut self) -> Result<&mut [u8], CodecError> {
+        if self.len > self.limit {
+            return Err(CodecError::TooLarge);
+        }
+        if self.len == self.buf.len() {
+            self.grow_to(self.len + 1);
+        }
+        Ok(self.buf.get_mut(self.len..).unwrap_or_default())
+    }
+
+    /// Marks `n` more bytes as written (by a decoder, into [`spare`](Self::spare)).
+    fn advance(&mut self, n: usize) {
+        self.len = (self.len + n).min(self.buf.len());
+    }
+
+    /// Appends `data` (a stored block).
+    fn extend(&mut self, data: &[u8]) -> Result<(), CodecError> {
+        self.reserve(data.len())?;
+        if let Some(dst) = self.buf.get_mut(self.len..self.len + data.len()) {
+            dst.copy_from_slice(data);
+        }
+        self.len += data.len();
+        Ok(())
+    }
+
+    /// The output, or `TooLarge` if it passed the limit.
+    fn finish(mut self) -> Result<Vec<u8>, CodecError> {
+        if self.len > self.limit {
+            return Err(CodecError::TooLarge);
+        }
+        self.buf.truncate(self.len);
+        Ok(self.buf)
+    }
+}
+
+/// Reads `r` to its end into `out`.
+#[cfg(feature = "zstd")]
+fn read_into<R: Read>(mut r: R, out: &mut Out) -> Result<(), CodecError> {
+    loop {
+        match r.read(out.spare()?) {
+            Ok(0) => return Ok(()),
+            Ok(n) => out.advance(n),
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => {
-                out.truncate(len);
-                return Err(io_err(e));
-            }
+            Err(e) => return Err(io_err(e)),
         }
     }
 }
 
 // ---- gzip ----------------------------------------------------------------------------------
 
+/// The length of the gzip member header at the start of `input`, read as
+/// `java.util.zip.GZIPInputStream.readHeader` reads it: magic, method 8 (deflate), and the
+/// optional extra field, name, comment and header CRC (checked) that the flags announce;
+/// the reserved flag bits are not checked, as Java does not.
+#[cfg(feature = "gzip")]
+fn gzip_header_len(input: &[u8]) -> Result<usize, &'static str> {
+    let [0x1f, 0x8b, cm, flg, _, _, _, _, _, _, ..] = *input else {
+        return Err(
+            if input.len() < 10 && input.starts_with(&[0x1f, 0x8b][..input.len().min(2)]) {
+                "truncated gzip header"
+            } else {
+                "not in gzip format"
+            },
+        );
+    };
+    if cm != 8 {
+        return Err("unsupported gzip compression method");
+    }
+    let mut at = 10;
+    if flg & 0x04 != 0 {
+        let Some(&[lo, hi]) = input.get(at..at + 2) else {
+            return Err("truncated gzip header");
+        };
+        at += 2 + usize::from(u16::from_le_bytes([lo, hi]));
+    }
+    for flag in [0x08, 0x10] {
+        if flg & flag != 0 {
+            let Some(nul) = input.get(at..).and_then(|r| r.iter().position(|&b| b == 0)) else {
+                return Err("truncated gzip header");
+            };
+            at += nul + 1;
+        }
+    }
+    if flg & 0x02 != 0 {
+        let (Some(hdr), Some(&[lo, hi])) = (input.get(..at), input.get(at..at + 2)) else {
+            return Err("truncated gzip header");
+        };
+        if crc32fast::hash(hdr) & 0xffff != u32::from(u16::from_le_bytes([lo, hi])) {
+            return Err("corrupt gzip header");
+        }
+        at += 2;
+    }
+    if at > input.len() {
+        return Err("truncated gzip header");
+    }
+    Ok(at)
+}
+
 /// One or more concatenated gzip members; bytes after the last member that do not start
-/// another member are ignored, as `java.util.zip.GZIPInputStream` does.
+/// another member's header are ignored, as `java.util.zip.GZIPInputStream` does.
+///
+/// All members inflate into one [`Out`] with one raw-deflate state (flate2 on zlib-rs,
+/// whose fixed Huffman tables are static, so an empty block costs a few bits and no table
+/// build), reset per member for a few fields' cost and keeping its window. Each member's
+/// CRC-32 and length (mod 2^32) are checked against its trailer, as Java does.
 #[cfg(feature = "gzip")]
 fn gzip_decompress(input: &[u8], limit: usize) -> Result<Vec<u8>, CodecError> {
-    let mut out = Vec::new();
+    use flate2::{Decompress, FlushDecompress, Status};
+    let bad = |m: &str| CodecError::Invalid(m.to_string());
+    let mut out = Out::new(limit);
+    let mut dec = Decompress::new(false);
     let mut rest = input;
     let mut first = true;
     loop {
-        if !first && !rest.starts_with(&[0x1f, 0x8b]) {
-            return Ok(out);
+        let hdr = match gzip_header_len(rest) {
+            Ok(n) => n,
+            Err(m) if first => return Err(bad(m)),
+            // Java reads a next member only if its header parses, and ends quietly otherwise.
+            Err(_) => return out.finish(),
+        };
+        if !first {
+            dec.reset(false);
         }
-        let mut dec = flate2::bufread::GzDecoder::new(rest);
-        read_bounded(&mut dec, &mut out, limit)?;
-        rest = dec.into_inner();
         first = false;
+        rest = rest.get(hdr..).unwrap_or_default();
+        let start = out.len;
+        loop {
+            let (in_before, out_before) = (dec.total_in(), dec.total_out());
+            let status = dec
+                .decompress(rest, out.spare()?, FlushDecompress::None)
+                .map_err(|e| {
+                    CodecError::Invalid(format!("invalid deflate data in gzip stream: {e}"))
+                })?;
+            let used = (dec.total_in() - in_before) as usize;
+            let written = (dec.total_out() - out_before) as usize;
+            rest = rest.get(used..).unwrap_or_default();
+            out.advance(written);
+            match status {
+                Status::StreamEnd => break,
+                // No progress with input left and room to write: the stream is cut short.
+                _ if used == 0 && written == 0 && out.len < out.buf.len() => {
+                    return Err(bad("unexpected end of gzip stream"))
+                }
+                _ => {}
+            }
+        }
+        let Some((trailer, after)) = rest.split_first_chunk::<8>() else {
+            return Err(bad("truncated gzip trailer"));
+        };
+        let member = out.buf.get(start..out.len).unwrap_or_default();
+        let [c0, c1, c2, c3, s0, s1, s2, s3] = *trailer;
+        if u32::from_le_bytes([c0, c1, c2, c3]) != crc32fast::hash(member)
+            || u32::from_le_bytes([s0, s1, s2, s3]) != member.len() as u32
+        {
+            return Err(bad("corrupt gzip trailer"));
+        }
+        rest = after;
         if rest.is_empty() {
-            return Ok(out);
+            return out.finish();
         }
     }
 }
@@ -210,19 +381,31 @@ pub(crate) const XERIAL_HEADER: [u8; 16] = [
 #[cfg(feature = "snappy")]
 const XERIAL_BLOCK: usize = 32 * 1024;
 
+/// The most bytes a raw snappy block can decode to per byte of it: a 3-byte copy element
+/// writes at most 64 bytes (every other element less per byte), so a preamble claiming more
+/// than this is a lie the decoder would refuse after filling the claimed length; it is
+/// refused before anything is allocated for it.
 #[cfg(feature = "snappy")]
-fn snappy_raw_into(block: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<(), CodecError> {
+const SNAPPY_MAX_RATIO: usize = 22;
+
+#[cfg(feature = "snappy")]
+fn snappy_raw_into(block: &[u8], out: &mut Out) -> Result<(), CodecError> {
     let len = snap::raw::decompress_len(block).map_err(|e| CodecError::Invalid(e.to_string()))?;
-    if len > limit.saturating_sub(out.len()) {
+    if len > out.limit.saturating_sub(out.len) {
         return Err(CodecError::TooLarge);
     }
-    let start = out.len();
-    out.resize(start + len, 0);
-    let tail = out.get_mut(start..).unwrap_or_default();
+    if len / SNAPPY_MAX_RATIO > block.len() {
+        return Err(CodecError::Invalid(format!(
+            "snappy block of {} bytes claims {len} bytes",
+            block.len()
+        )));
+    }
+    out.reserve(len)?;
+    let tail = out.buf.get_mut(out.len..out.len + len).unwrap_or_default();
     let n = snap::raw::Decoder::new()
         .decompress(block, tail)
         .map_err(|e| CodecError::Invalid(e.to_string()))?;
-    out.truncate(start + n);
+    out.advance(n);
     Ok(())
 }
 
@@ -230,20 +413,20 @@ fn snappy_raw_into(block: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<(), 
 /// takes the raw form whenever the input does not start with the xerial magic.
 #[cfg(feature = "snappy")]
 fn snappy_decompress(input: &[u8], limit: usize) -> Result<Vec<u8>, CodecError> {
-    let mut out = Vec::new();
+    let mut out = Out::new(limit);
     if input.is_empty() {
         return Err(CodecError::Invalid("cannot decompress empty stream".into()));
     }
     let magic = XERIAL_HEADER.get(..8).unwrap_or_default();
     if input.len() < XERIAL_HEADER.len() || !input.starts_with(magic) {
-        snappy_raw_into(input, &mut out, limit)?;
-        return Ok(out);
+        snappy_raw_into(input, &mut out)?;
+        return out.finish();
     }
     let mut rest = input.get(16..).unwrap_or_default();
     loop {
         let Some((len, tail)) = rest.split_first_chunk::<4>() else {
             // snappy-java stops when fewer than 4 bytes remain.
-            return Ok(out);
+            return out.finish();
         };
         let len = i32::from_be_bytes(*len);
         if len as u32 == 0x8253_4E41 {
@@ -271,7 +454,7 @@ fn snappy_decompress(input: &[u8], limit: usize) -> Result<Vec<u8>, CodecError> 
         let Some((block, after)) = tail.split_at_checked(len as usize) else {
             return Err(CodecError::Invalid("truncated snappy chunk".into()));
         };
-        snappy_raw_into(block, &mut out, limit)?;
+        snappy_raw_into(block, &mut out)?;
         rest = after;
     }
 }
@@ -341,7 +524,7 @@ fn lz4_decompress(input: &[u8], magic: i8, limit: usize) -> Result<Vec<u8>, Code
         }
     }
     let mut rest = input.get(hdr_len + 1..).unwrap_or_default();
-    let mut out = Vec::new();
+    let mut out = Out::new(limit);
     loop {
         let Some((size, tail)) = rest.split_first_chunk::<4>() else {
             return Err(bad("truncated lz4 block size"));
@@ -353,7 +536,7 @@ fn lz4_decompress(input: &[u8], magic: i8, limit: usize) -> Result<Vec<u8>, Code
             if content_checksum && tail.len() < 4 {
                 return Err(bad("truncated lz4 content checksum"));
             }
-            return Ok(out);
+            return out.finish();
         }
         let stored = size & 0x8000_0000 != 0;
         let len = (size & 0x7fff_ffff) as usize;
@@ -373,25 +556,60 @@ fn lz4_decompress(input: &[u8], magic: i8, limit: usize) -> Result<Vec<u8>, Code
             }
             rest = after;
         }
-        let room = limit.saturating_sub(out.len());
         if stored {
-            if block.len() > room {
-                return Err(CodecError::TooLarge);
-            }
-            out.extend_from_slice(block);
+            out.extend(block)?;
         } else {
-            let cap = max_block.min(room);
-            let start = out.len();
-            out.resize(start + cap, 0);
-            let dst = out.get_mut(start..).unwrap_or_default();
+            // The block's exact output, from its sequences' lengths, so the output grows by
+            // what the block holds, never by the frame's maximum block size.
+            let Some(n) = lz4_block_output_len(block) else {
+                return Err(bad("malformed lz4 block: its sequences run past its end"));
+            };
+            if n > max_block {
+                return Err(bad("lz4 block larger than the maximum block size"));
+            }
+            out.reserve(n)?;
+            let dst = out.buf.get_mut(out.len..out.len + n).unwrap_or_default();
             match lz4_flex::block::decompress_into(block, dst) {
-                Ok(n) => out.truncate(start + n),
-                Err(lz4_flex::block::DecompressError::OutputTooSmall { .. }) if cap < max_block => {
-                    return Err(CodecError::TooLarge)
-                }
+                Ok(m) => out.advance(m),
                 Err(e) => return Err(CodecError::Invalid(e.to_string())),
             }
         }
+    }
+}
+
+/// How many bytes an lz4 block decodes to: the sum of its sequences' literal and match
+/// lengths, read without decoding (tokens and length bytes only, skipping literals and
+/// offsets). `None` when the lengths run past the block; the decoder then refuses it.
+#[cfg(feature = "lz4")]
+fn lz4_block_output_len(block: &[u8]) -> Option<usize> {
+    // A 4-bit length of 15 continues in bytes, each added, until one below 255.
+    fn extended(block: &[u8], at: &mut usize, mut len: usize) -> Option<usize> {
+        if len == 15 {
+            loop {
+                let b = *block.get(*at)?;
+                *at += 1;
+                len += usize::from(b);
+                if b != 255 {
+                    break;
+                }
+            }
+        }
+        Some(len)
+    }
+    let mut at = 0;
+    let mut total = 0usize;
+    loop {
+        let token = *block.get(at)?;
+        at += 1;
+        let literals = extended(block, &mut at, usize::from(token >> 4))?;
+        at = at.checked_add(literals).filter(|&a| a <= block.len())?;
+        total += literals;
+        if at == block.len() {
+            // The last sequence has literals only.
+            return Some(total);
+        }
+        at += 2; // the match offset
+        total += 4 + extended(block, &mut at, usize::from(token & 0x0f))?;
     }
 }
 
@@ -513,9 +731,9 @@ fn zstd_decompress_with(
     // The streaming decoder, its output bounded by `limit`; `with_context` resets the
     // session, so whatever a failed batch left in the context is dropped.
     let dec = zstd::stream::read::Decoder::with_context(input, dctx);
-    let mut out = Vec::new();
-    read_bounded(dec, &mut out, limit)?;
-    Ok(out)
+    let mut out = Out::new(limit);
+    read_into(dec, &mut out)?;
+    out.finish()
 }
 
 /// The declared content size of `input` when it is exactly one zstd frame that can be

@@ -1,0 +1,11 @@
+//! Gzip members, laid out from the input's segments by
+//! `framing::gzip_stream`, decompressed once and checked for time and memory (`framing::check`).
+#![no_main]
+
+use kafka_wire::records::Compression;
+use kafka_wire_fuzz::framing::{check, gzip_stream};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    check(Compression::Gzip, &gzip_stream(data));
+});
