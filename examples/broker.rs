@@ -12,8 +12,7 @@
 use futures_util::{SinkExt, StreamExt};
 use kafka_wire::codec::Framed;
 use kafka_wire::typed::ServerCodec;
-use kafka_wire::{frame, Bytes, ResponseHeader};
-use kafka_wire_messages::negotiate::UNSUPPORTED_VERSION;
+use kafka_wire::{frame, Bytes, ErrorCode, ResponseHeader};
 use kafka_wire_messages::{
     ApiKey, ApiVersion, ApiVersionsResponse, RequestBody, RequestFrame, ResponseFrame,
 };
@@ -40,10 +39,10 @@ async fn main() -> Result<(), Error> {
 
 /// What this stub lists: ApiVersions only, at every version declared, since it is all it
 /// serves.
-fn api_versions(error_code: i16) -> ApiVersionsResponse {
+fn api_versions(error: ErrorCode) -> ApiVersionsResponse {
     let api = ApiKey::ApiVersions;
     ApiVersionsResponse {
-        error_code,
+        error_code: error.code(),
         api_keys: vec![ApiVersion {
             api_key: api.key(),
             min_version: api.min_version(),
@@ -72,7 +71,7 @@ async fn serve(socket: TcpStream) -> Result<(), Error> {
                 let answer = ResponseFrame::new(
                     header.correlation_id,
                     header.request_api_version,
-                    api_versions(0),
+                    api_versions(ErrorCode::NONE),
                 );
                 conn.send(answer).await?;
             }
@@ -97,7 +96,7 @@ async fn serve(socket: TcpStream) -> Result<(), Error> {
                     &mut out,
                     &ResponseHeader::new(peek.correlation_id),
                     0,
-                    &api_versions(UNSUPPORTED_VERSION),
+                    &api_versions(ErrorCode::UNSUPPORTED_VERSION),
                 )?;
                 conn.send(Bytes::from(out)).await?;
             }

@@ -66,6 +66,7 @@ pub mod correlation;
 #[cfg(feature = "json")]
 pub mod dynamic;
 mod error;
+mod error_code;
 mod field;
 mod fixed_array;
 pub mod frame;
@@ -95,6 +96,7 @@ pub use bytes::{self, Bytes};
 pub use error::{
     DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldPath, PathSegment,
 };
+pub use error_code::ErrorCode;
 pub use field::{Cx, Field, NullableField, MAX_STRING_LEN};
 pub use fixed_array::{FixedArray, FixedArrayIter, FixedWidth};
 pub use frame::{DecodeOptions, DecodedFrame};

@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::io::{self, Write};
 
 use kafka_wire::dynamic::{Node, Sink};
-use kafka_wire::ApiKind;
+use kafka_wire::{ApiKind, ErrorCode, KafkaType};
 
 /// The longest description shown (longer ones end in `...`).
 const ABOUT_MAX: usize = 75;
@@ -196,6 +196,22 @@ impl<'w> Dump<'w> {
     /// Names and describes the header's nodes as the object trees do (snake_case names, the
     /// client id as `nullable_string`, the API's name after its key).
     fn decorate(&mut self, n: &mut Node) {
+        // Error codes (every int16 field Kafka names `…ErrorCode`) other than 0 (none) get
+        // Java's name beside the number: `3 (UNKNOWN_TOPIC_OR_PARTITION)`.
+        if let Some(f) = n.field {
+            if f.ty == KafkaType::Int16 && f.name.ends_with("ErrorCode") {
+                if let Some(name) = n
+                    .value
+                    .parse::<i16>()
+                    .ok()
+                    .map(ErrorCode)
+                    .filter(|e| e.is_error())
+                    .and_then(ErrorCode::name)
+                {
+                    n.value = format!("{} ({name})", n.value);
+                }
+            }
+        }
         let depth = self.stack.len();
         let parent = self.stack.last().map(|o| o.node.name.as_str());
         let api_name = self.stack.first().and_then(|r| {

@@ -505,3 +505,39 @@ fn sample_frames_encode_like_the_typed_frames() {
     let typed = StructValue::sample(ApiKey::InitializeShareGroupState.request_meta(), 0);
     assert_eq!(f.body, typed);
 }
+
+#[test]
+fn dump_names_error_codes() {
+    // ApiVersions v0 response, correlation id 7: error 35, no APIs.
+    let o = kwire(
+        &[
+            "dump",
+            "--response",
+            "--api",
+            "18",
+            "--version",
+            "0",
+            "0000000a00000007002300000000",
+        ],
+        None,
+    );
+    let out = stdout(&o);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.contains("= 35 (UNSUPPORTED_VERSION)"), "{out}");
+    // A code Kafka does not define keeps its bare number.
+    let o = kwire(
+        &[
+            "dump",
+            "--response",
+            "--api",
+            "18",
+            "--version",
+            "0",
+            "0000000a00000007100000000000",
+        ],
+        None,
+    );
+    let out = stdout(&o);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.contains("= 4096 "), "{out}");
+}

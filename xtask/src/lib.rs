@@ -14,6 +14,16 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Map, Value};
 
+pub mod errors;
+
+/// The runtime's generated error table ([`errors::ERRORS_RS`]) from the error data file under
+/// `root`, formatted with rustfmt.
+pub fn generate_error_table(root: &Path) -> Result<String, Error> {
+    let path = root.join(errors::ERRORS_JSON);
+    let json = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    rustfmt(&errors::error_table_source(&json)?).map_err(|e| format!("{}: {e}", errors::ERRORS_RS))
+}
+
 /// The command that regenerates the checked-in files.
 pub const REGENERATE: &str = "cargo run -p xtask -- codegen";
 
