@@ -1315,7 +1315,11 @@ fn module_source(m: &Module) -> Result<(String, Vec<(String, bool)>), Error> {
             ),
             None => format!("Kafka's `{}`.", s.file),
         };
-        let mut doc = vec![doc];
+        let mut doc = vec![doc, String::new(), format!(
+            "Versions {}; flexible {}.",
+            s.valid_versions,
+            if flexible == "none" { "none" } else { flexible }
+        )];
         if s.latest_version_unstable {
             doc.push(String::new());
             doc.push(format!(
@@ -1330,6 +1334,7 @@ fn module_source(m: &Module) -> Result<(String, Vec<(String, bool)>), Error> {
             &attrs,
             &s.name,
             &s.fields,
+            &s.valid_versions,
             flexible,
             |t| lookup(&rust_names, &s.name, t),
         );
@@ -1353,7 +1358,7 @@ fn module_source(m: &Module) -> Result<(String, Vec<(String, bool)>), Error> {
             attrs.push("outline".into());
         }
         let mut doc = vec![format!(
-            "{}{}, versions {}.",
+            "{}{}, versions {} (flexible {}).",
             capitalize(&d.origin),
             if shared {
                 format!(
@@ -1363,7 +1368,8 @@ fn module_source(m: &Module) -> Result<(String, Vec<(String, bool)>), Error> {
             } else {
                 String::new()
             },
-            d.versions
+            d.versions,
+            s.flexible_versions
         )];
         if let Some(about) = about_of(s, &d.kafka_name) {
             if !about.is_empty() {
@@ -1378,6 +1384,7 @@ fn module_source(m: &Module) -> Result<(String, Vec<(String, bool)>), Error> {
             &attrs,
             &rust,
             &d.fields,
+            &d.versions,
             &s.flexible_versions,
             |t| lookup(&rust_names, &d.message, t),
         );
@@ -1499,6 +1506,7 @@ fn write_struct(
     attrs: &[String],
     rust_name: &str,
     fields: &[Field],
+    versions: &str,
     flexible: &str,
     resolve: impl Fn(&str) -> String,
 ) {
@@ -1510,6 +1518,8 @@ fn write_struct(
     let _ = writeln!(out, "pub struct {rust_name} {{");
     for f in fields {
         write_doc(out, "    ", &f.about);
+        out.push_str("    ///\n");
+        write_doc(out, "    ", &field_versions_doc(f, versions));
         let mut a = Vec::new();
         if let Some(v) = &f.versions {
             a.push(format!("versions = {v:?}"));
@@ -1556,6 +1566,66 @@ fn write_struct(
         out.push_str("    pub unknown_tagged_fields: UnknownTaggedFields,\n");
     }
     out.push_str("}\n\n");
+}
+
+/// The bounds of a version range of the schemas (`"3+"`, `"1-4"`, `"2"`); `None` for `"none"`.
+fn bounds(range: &str) -> Option<(i32, i32)> {
+    if let Some(lo) = range.strip_suffix('+') {
+        return Some((lo.parse().ok()?, i32::from(i16::MAX)));
+    }
+    match range.split_once('-') {
+        Some((lo, hi)) => Some((lo.parse().ok()?, hi.parse().ok()?)),
+        None => range.parse().ok().map(|v| (v, v)),
+    }
+}
+
+/// A field's second doc paragraph: what its attributes say, from the same schema data (so
+/// the two cannot disagree): `Versions 0-12; ignorable; entity type topicName.`. The derive
+/// takes only the first paragraph as the field's `about`.
+fn field_versions_doc(f: &Field, struct_versions: &str) -> String {
+    let versions = f
+        .versions
+        .as_deref()
+        .or(f.tagged_versions.as_deref())
+        .unwrap_or("none");
+    let mut parts = vec![format!("Versions {versions}")];
+    if let Some(n) = &f.nullable_versions {
+        parts.push(format!("nullable {n}"));
+    }
+    if let Some(t) = f.tag {
+        parts.push(format!(
+            "tag {t}, tagged {}",
+            f.tagged_versions.as_deref().unwrap_or(versions)
+        ));
+    }
+    if let Some(v) = &f.flexible_versions {
+        parts.push(format!("flexible {v}"));
+    }
+    if let Some(d) = &f.default {
+        parts.push(if d.is_empty() {
+            "default \"\"".to_owned()
+        } else {
+            format!("default {d}")
+        });
+    }
+    // Ignorability only matters where the field is absent from some version of its struct:
+    // there a value other than the default is dropped (ignorable) or fails to encode.
+    let everywhere = match (bounds(versions), bounds(struct_versions)) {
+        (Some((flo, fhi)), Some((slo, shi))) => flo <= slo && fhi >= shi,
+        _ => false,
+    };
+    if f.ignorable {
+        parts.push("ignorable".into());
+    } else if !everywhere && f.tag.is_none() {
+        parts.push("not ignorable".into());
+    }
+    if f.map_key {
+        parts.push("map key".into());
+    }
+    if let Some(e) = &f.entity_type {
+        parts.push(format!("entity type {e}"));
+    }
+    format!("{}.", parts.join("; "))
 }
 
 /// A doc comment line; an empty `about` still gets a (blank) doc line, so every item is
