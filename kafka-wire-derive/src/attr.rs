@@ -186,7 +186,11 @@ fn default_from_expr(expr: &syn::Expr) -> darling::Result<SpannedValue<String>> 
 /// A blank first doc line is an empty first paragraph (an empty `about` with notes after it).
 pub fn doc_text(attrs: &[syn::Attribute]) -> String {
     let mut lines = Vec::new();
-    for (i, a) in attrs.iter().filter(|a| a.path().is_ident("doc")).enumerate() {
+    for (i, a) in attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .enumerate()
+    {
         if let syn::Meta::NameValue(nv) = &a.meta {
             if let syn::Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Str(s),

@@ -1315,11 +1315,11 @@ fn module_source(m: &Module) -> Result<(String, Vec<(String, bool)>), Error> {
             ),
             None => format!("Kafka's `{}`.", s.file),
         };
-        let mut doc = vec![doc, String::new(), format!(
-            "Versions {}; flexible {}.",
-            s.valid_versions,
-            if flexible == "none" { "none" } else { flexible }
-        )];
+        let mut doc = vec![
+            doc,
+            String::new(),
+            format!("Versions {}; flexible {flexible}.", s.valid_versions),
+        ];
         if s.latest_version_unstable {
             doc.push(String::new());
             doc.push(format!(
