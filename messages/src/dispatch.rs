@@ -532,6 +532,29 @@ macro_rules! __apis_impl {
                 }
             }
 
+            /// The response failing this request with `error` at `version`: every field at its
+            /// default, and every top-level error code `version` has set to `error`
+            /// ([`ApiMessage::set_error_code`](kafka_wire::ApiMessage::set_error_code)).
+            ///
+            /// Some APIs' other fields are set as Java sets them (an unknown coordinator's `-1`,
+            /// an `error_message` null or Java's message). For a request that names no topic,
+            /// partition, group or other entry, this is the response Java's
+            /// `AbstractRequest.getErrorResponse` gives, byte for byte, for every API and version (`messages/tests/error_responses.rs` checks it against Java's own
+            /// output). Where Java also lists the request's entries (each topic and partition
+            /// of a Produce, Fetch or Metadata request, each group of a DescribeGroups), each with
+            /// the error, add them to the body: which entries a response lists is the API's own
+            /// logic, not the schema's.
+            pub fn error_response(&self, version: $crate::__private::Version, error: $crate::__private::kafka_wire::ErrorCode) -> ResponseBody {
+                match self {
+                    $( RequestBody::$cv(_) => {
+                        let mut body = <$resp as $crate::__private::Default>::default();
+                        <$resp as $crate::__private::kafka_wire::ApiMessage>::set_error_code(&mut body, version, error);
+                        $crate::answer::java_error_fill(&mut body, version, error);
+                        ResponseBody::$cv(body)
+                    } )*
+                }
+            }
+
             /// Encodes into a new vector at `version`.
             pub fn to_vec(&self, version: $crate::__private::Version) -> Result<Vec<u8>, $crate::__private::EncodeError> {
                 // Written to the scratch vector, then copied: one allocation of the exact
@@ -597,6 +620,24 @@ macro_rules! __apis_impl {
             /// The body's API.
             pub fn api_key(&self) -> ApiKey {
                 self.body.api_key()
+            }
+
+            /// The response answering this request with `body`: its correlation id, its API and
+            /// version (the response header's version follows from them). Encoding it fails if
+            /// `body` is another API's.
+            pub fn respond(&self, body: impl Into<ResponseBody>) -> ResponseFrame {
+                ResponseFrame {
+                    header: $crate::__private::ResponseHeader::new(self.header.correlation_id),
+                    api_key: self.api_key(),
+                    version: self.version(),
+                    body: body.into(),
+                }
+            }
+
+            /// The response failing this request with `error`, at its version (see
+            /// [`RequestBody::error_response`]).
+            pub fn error_response(&self, error: $crate::__private::kafka_wire::ErrorCode) -> ResponseFrame {
+                self.respond(self.body.error_response(self.version(), error))
             }
 
             /// The API version (`header.request_api_version`).

@@ -39,6 +39,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod answer;
 mod dispatch;
 #[doc = include_str!("generated/features.md")]
 pub mod features {}
@@ -57,6 +58,7 @@ pub use version_prefixed::{decode_version_prefixed, encode_version_prefixed};
 #[doc(hidden)]
 pub mod __private {
     pub use bytes::{BufMut, Bytes, BytesMut};
+    pub use core::default::Default;
     pub use core::fmt;
     pub use kafka_wire;
     pub use kafka_wire::frame::{self, DecodeOptions, DecodedFrame, DEFAULT_MAX_FRAME_SIZE};
