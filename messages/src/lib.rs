@@ -47,11 +47,13 @@ mod generated;
 pub mod known;
 pub mod negotiate;
 mod passthrough;
+mod topic;
 mod version_prefixed;
 
 pub use dispatch::{ApiKey, Listener, RequestBody, RequestFrame, ResponseBody, ResponseFrame};
 pub use generated::*;
 pub use passthrough::{AnyRequest, AnyResponse, Opaque};
+pub use topic::TopicRef;
 pub use version_prefixed::{decode_version_prefixed, encode_version_prefixed};
 
 /// What [`apis!`] expands to refers to, so that callers need no imports of their own.

@@ -1566,6 +1566,59 @@ fn write_struct(
         out.push_str("    pub unknown_tagged_fields: UnknownTaggedFields,\n");
     }
     out.push_str("}\n\n");
+    topic_accessors(out, rust_name, fields);
+}
+
+/// For a struct naming a topic by name in some versions and by id in others (Kafka's
+/// `entityType: topicName` field and a `TopicId` uuid), `topic_ref` and `set_topic_ref`, which pick
+/// the field the version has.
+fn topic_accessors(out: &mut String, rust_name: &str, fields: &[Field]) {
+    let name = fields
+        .iter()
+        .find(|f| f.entity_type.as_deref() == Some("topicName") && !element(&f.ty).1);
+    let id = fields
+        .iter()
+        .find(|f| f.name == "TopicId" && f.ty == "uuid");
+    let (Some(name), Some(id)) = (name, id) else {
+        return;
+    };
+    let versions = |f: &Field| {
+        f.versions
+            .clone()
+            .or_else(|| f.tagged_versions.clone())
+            .unwrap_or_else(|| "none".into())
+    };
+    let (nv, iv) = (versions(name), versions(id));
+    let (Ok(nr), Ok(ir)) = (range_expr(&nv), range_expr(&iv)) else {
+        return;
+    };
+    let (nr, ir) = (
+        nr.replace("$crate::", "crate::"),
+        ir.replace("$crate::", "crate::"),
+    );
+    let (n, i) = (field_ident(&name.name), field_ident(&id.name));
+    let (get, set) = if name.nullable_versions.is_some() {
+        (
+            format!("self.{n}.as_ref()"),
+            format!("self.{n} = Some(name.clone());"),
+        )
+    } else {
+        (
+            format!("Some(&self.{n})"),
+            format!("self.{n} = name.clone();"),
+        )
+    };
+    let _ = writeln!(
+        out,
+        "impl {rust_name} {{\n\
+         /// The topic as `version` names it: by `{i}` (versions {iv}) when the version has it and it is set, else by `{n}` (versions {nv}).\n\
+         pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {{\n\
+         crate::TopicRef::pick(version, {nr}, {get}, {ir}, self.{i})\n}}\n\n\
+         /// Names the topic as `version` does: sets `{n}` where the version has it (versions {nv}) and `{i}` where it has it (versions {iv}).\n\
+         pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {{\n\
+         if {nr}.contains(version) {{ {set} }}\n\
+         if {ir}.contains(version) {{ self.{i} = id; }}\n}}\n}}\n"
+    );
 }
 
 /// The bounds of a version range of the schemas (`"3+"`, `"1-4"`, `"2"`); `None` for `"none"`.

@@ -182,6 +182,29 @@ pub struct CreatableTopicResult {
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
+impl CreatableTopicResult {
+    /// The topic as `version` names it: by `topic_id` (versions 7+) when the version has it and it is set, else by `name` (versions 0+).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::at_least(0),
+            Some(&self.name),
+            crate::__private::VersionRange::at_least(7),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `name` where the version has it (versions 0+) and `topic_id` where it has it (versions 7+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::at_least(0).contains(version) {
+            self.name = name.clone();
+        }
+        if crate::__private::VersionRange::at_least(7).contains(version) {
+            self.topic_id = id;
+        }
+    }
+}
+
 /// `Configs` of `CreatableTopicResult`, versions 5+ (flexible 5+).
 ///
 /// Configuration of the topic.

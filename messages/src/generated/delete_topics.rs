@@ -82,6 +82,29 @@ pub struct DeleteTopicState {
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
+impl DeleteTopicState {
+    /// The topic as `version` names it: by `topic_id` (versions 6+) when the version has it and it is set, else by `name` (versions 6+).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::at_least(6),
+            self.name.as_ref(),
+            crate::__private::VersionRange::at_least(6),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `name` where the version has it (versions 6+) and `topic_id` where it has it (versions 6+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::at_least(6).contains(version) {
+            self.name = Some(name.clone());
+        }
+        if crate::__private::VersionRange::at_least(6).contains(version) {
+            self.topic_id = id;
+        }
+    }
+}
+
 /// `Responses` of `DeleteTopicsResponse`, versions 0+ (flexible 4+).
 ///
 /// The results for each topic we tried to delete.
@@ -110,4 +133,27 @@ pub struct DeletableTopicResult {
     pub error_message: Option<Str>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
+}
+
+impl DeletableTopicResult {
+    /// The topic as `version` names it: by `topic_id` (versions 6+) when the version has it and it is set, else by `name` (versions 0+).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::at_least(0),
+            self.name.as_ref(),
+            crate::__private::VersionRange::at_least(6),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `name` where the version has it (versions 0+) and `topic_id` where it has it (versions 6+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::at_least(0).contains(version) {
+            self.name = Some(name.clone());
+        }
+        if crate::__private::VersionRange::at_least(6).contains(version) {
+            self.topic_id = id;
+        }
+    }
 }

@@ -169,6 +169,29 @@ pub struct FetchTopic {
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
+impl FetchTopic {
+    /// The topic as `version` names it: by `topic_id` (versions 13+) when the version has it and it is set, else by `topic` (versions 0-12).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::new(0, 12),
+            Some(&self.topic),
+            crate::__private::VersionRange::at_least(13),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `topic` where the version has it (versions 0-12) and `topic_id` where it has it (versions 13+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::new(0, 12).contains(version) {
+            self.topic = name.clone();
+        }
+        if crate::__private::VersionRange::at_least(13).contains(version) {
+            self.topic_id = id;
+        }
+    }
+}
+
 /// `Partitions` of `FetchTopic`, versions 0+ (flexible 12+).
 ///
 /// The partitions to fetch.
@@ -250,6 +273,29 @@ pub struct ForgottenTopic {
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
+impl ForgottenTopic {
+    /// The topic as `version` names it: by `topic_id` (versions 13+) when the version has it and it is set, else by `topic` (versions 7-12).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::new(7, 12),
+            Some(&self.topic),
+            crate::__private::VersionRange::at_least(13),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `topic` where the version has it (versions 7-12) and `topic_id` where it has it (versions 13+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::new(7, 12).contains(version) {
+            self.topic = name.clone();
+        }
+        if crate::__private::VersionRange::at_least(13).contains(version) {
+            self.topic_id = id;
+        }
+    }
+}
+
 /// `Responses` of `FetchResponse`, versions 0+ (flexible 12+).
 ///
 /// The response topics.
@@ -273,6 +319,29 @@ pub struct FetchableTopicResponse {
     pub partitions: Vec<PartitionData>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
+}
+
+impl FetchableTopicResponse {
+    /// The topic as `version` names it: by `topic_id` (versions 13+) when the version has it and it is set, else by `topic` (versions 0-12).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::new(0, 12),
+            Some(&self.topic),
+            crate::__private::VersionRange::at_least(13),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `topic` where the version has it (versions 0-12) and `topic_id` where it has it (versions 13+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::new(0, 12).contains(version) {
+            self.topic = name.clone();
+        }
+        if crate::__private::VersionRange::at_least(13).contains(version) {
+            self.topic_id = id;
+        }
+    }
 }
 
 /// `Partitions` of `FetchableTopicResponse`, versions 0+ (flexible 12+).

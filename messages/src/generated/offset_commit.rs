@@ -97,6 +97,29 @@ pub struct OffsetCommitRequestTopic {
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
+impl OffsetCommitRequestTopic {
+    /// The topic as `version` names it: by `topic_id` (versions 10+) when the version has it and it is set, else by `name` (versions 0-9).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::new(0, 9),
+            Some(&self.name),
+            crate::__private::VersionRange::at_least(10),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `name` where the version has it (versions 0-9) and `topic_id` where it has it (versions 10+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::new(0, 9).contains(version) {
+            self.name = name.clone();
+        }
+        if crate::__private::VersionRange::at_least(10).contains(version) {
+            self.topic_id = id;
+        }
+    }
+}
+
 /// `Partitions` of `OffsetCommitRequestTopic`, versions 0+ (flexible 8+).
 ///
 /// Each partition to commit offsets for.
@@ -150,6 +173,29 @@ pub struct OffsetCommitResponseTopic {
     pub partitions: Vec<OffsetCommitResponsePartition>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
+}
+
+impl OffsetCommitResponseTopic {
+    /// The topic as `version` names it: by `topic_id` (versions 10+) when the version has it and it is set, else by `name` (versions 0-9).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::new(0, 9),
+            Some(&self.name),
+            crate::__private::VersionRange::at_least(10),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `name` where the version has it (versions 0-9) and `topic_id` where it has it (versions 10+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::new(0, 9).contains(version) {
+            self.name = name.clone();
+        }
+        if crate::__private::VersionRange::at_least(10).contains(version) {
+            self.topic_id = id;
+        }
+    }
 }
 
 /// `Partitions` of `OffsetCommitResponseTopic`, versions 0+ (flexible 8+).

@@ -147,6 +147,29 @@ pub struct OffsetFetchRequestTopics {
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
+impl OffsetFetchRequestTopics {
+    /// The topic as `version` names it: by `topic_id` (versions 10+) when the version has it and it is set, else by `name` (versions 8-9).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::new(8, 9),
+            Some(&self.name),
+            crate::__private::VersionRange::at_least(10),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `name` where the version has it (versions 8-9) and `topic_id` where it has it (versions 10+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::new(8, 9).contains(version) {
+            self.name = name.clone();
+        }
+        if crate::__private::VersionRange::at_least(10).contains(version) {
+            self.topic_id = id;
+        }
+    }
+}
+
 /// `Topics` of `OffsetFetchResponse`, versions 0-7 (flexible 6+).
 ///
 /// The responses per topic.
@@ -250,6 +273,29 @@ pub struct OffsetFetchResponseTopics {
     pub partitions: Vec<OffsetFetchResponsePartitions>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
+}
+
+impl OffsetFetchResponseTopics {
+    /// The topic as `version` names it: by `topic_id` (versions 10+) when the version has it and it is set, else by `name` (versions 8-9).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::new(8, 9),
+            Some(&self.name),
+            crate::__private::VersionRange::at_least(10),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `name` where the version has it (versions 8-9) and `topic_id` where it has it (versions 10+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::new(8, 9).contains(version) {
+            self.name = name.clone();
+        }
+        if crate::__private::VersionRange::at_least(10).contains(version) {
+            self.topic_id = id;
+        }
+    }
 }
 
 /// `Partitions` of `OffsetFetchResponseTopics`, versions 8+ (flexible 6+).

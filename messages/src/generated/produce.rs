@@ -97,6 +97,29 @@ pub struct TopicProduceData {
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
+impl TopicProduceData {
+    /// The topic as `version` names it: by `topic_id` (versions 13+) when the version has it and it is set, else by `name` (versions 0-12).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::new(0, 12),
+            Some(&self.name),
+            crate::__private::VersionRange::at_least(13),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `name` where the version has it (versions 0-12) and `topic_id` where it has it (versions 13+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::new(0, 12).contains(version) {
+            self.name = name.clone();
+        }
+        if crate::__private::VersionRange::at_least(13).contains(version) {
+            self.topic_id = id;
+        }
+    }
+}
+
 /// `PartitionData` of `TopicProduceData`, versions 0+ (flexible 9+).
 ///
 /// Each partition to produce to.
@@ -140,6 +163,29 @@ pub struct TopicProduceResponse {
     pub partition_responses: Vec<PartitionProduceResponse>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
+}
+
+impl TopicProduceResponse {
+    /// The topic as `version` names it: by `topic_id` (versions 13+) when the version has it and it is set, else by `name` (versions 0-12).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::new(0, 12),
+            Some(&self.name),
+            crate::__private::VersionRange::at_least(13),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `name` where the version has it (versions 0-12) and `topic_id` where it has it (versions 13+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::new(0, 12).contains(version) {
+            self.name = name.clone();
+        }
+        if crate::__private::VersionRange::at_least(13).contains(version) {
+            self.topic_id = id;
+        }
+    }
 }
 
 /// `PartitionResponses` of `TopicProduceResponse`, versions 0+ (flexible 9+).

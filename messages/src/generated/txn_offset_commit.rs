@@ -107,6 +107,29 @@ pub struct TxnOffsetCommitRequestTopic {
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
+impl TxnOffsetCommitRequestTopic {
+    /// The topic as `version` names it: by `topic_id` (versions 6+) when the version has it and it is set, else by `name` (versions 0-5).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::new(0, 5),
+            Some(&self.name),
+            crate::__private::VersionRange::at_least(6),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `name` where the version has it (versions 0-5) and `topic_id` where it has it (versions 6+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::new(0, 5).contains(version) {
+            self.name = name.clone();
+        }
+        if crate::__private::VersionRange::at_least(6).contains(version) {
+            self.topic_id = id;
+        }
+    }
+}
+
 /// `Partitions` of `TxnOffsetCommitRequestTopic`, versions 0+ (flexible 3+).
 ///
 /// The partitions inside the topic that we want to commit offsets for.
@@ -160,6 +183,29 @@ pub struct TxnOffsetCommitResponseTopic {
     pub partitions: Vec<TxnOffsetCommitResponsePartition>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
+}
+
+impl TxnOffsetCommitResponseTopic {
+    /// The topic as `version` names it: by `topic_id` (versions 6+) when the version has it and it is set, else by `name` (versions 0-5).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::new(0, 5),
+            Some(&self.name),
+            crate::__private::VersionRange::at_least(6),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `name` where the version has it (versions 0-5) and `topic_id` where it has it (versions 6+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::new(0, 5).contains(version) {
+            self.name = name.clone();
+        }
+        if crate::__private::VersionRange::at_least(6).contains(version) {
+            self.topic_id = id;
+        }
+    }
 }
 
 /// `Partitions` of `TxnOffsetCommitResponseTopic`, versions 0+ (flexible 3+).
