@@ -10,17 +10,33 @@
 //!   API key and version of every request in flight by correlation id, so each response is
 //!   decoded without the caller tracking them.
 //!
-//! Both split the stream with [`FrameCodec`](crate::codec::FrameCodec), so the size prefix is
-//! checked against the maximum frame size before a frame is buffered. A tokio program needs
-//! two crates besides this one: `tokio` (sockets and runtime) and `futures-util` (the
-//! `SinkExt`/`StreamExt` methods of [`Framed`](crate::codec::Framed)); `tokio_util` is
-//! re-exported as [`codec`](crate::codec).
+//! Both split the stream with [`FrameCodec`], so the size prefix is checked against the
+//! maximum frame size before a frame is buffered. A tokio program needs two crates besides
+//! this one: `tokio` (sockets and runtime) and `futures-util` (the `SinkExt`/`StreamExt`
+//! methods of [`Framed`]); `tokio_util` is re-exported as [`codec`]. The codecs need the
+//! `tokio` feature.
 //!
 //! A codec built with [`DecodeOptions::allow_trailing_bytes`] accepts bytes after a body, as
 //! Java's clients and brokers do. To learn how many each frame carried, carry
 //! [`DecodedFrame`]s: `ClientCodec<RequestFrame, DecodedFrame<ResponseFrame>>` yields each
 //! response with its `trailing_bytes` (and `ServerCodec<DecodedFrame<RequestFrame>, _>` each
 //! request).
+#![cfg_attr(
+    feature = "tokio",
+    doc = "",
+    doc = "[`FrameCodec`]: crate::codec::FrameCodec",
+    doc = "[`Framed`]: crate::codec::Framed",
+    doc = "[`codec`]: crate::codec"
+)]
+#![cfg_attr(
+    not(feature = "tokio"),
+    doc = "",
+    doc = "[`ServerCodec`]: crate#features",
+    doc = "[`ClientCodec`]: crate#features",
+    doc = "[`FrameCodec`]: crate#features",
+    doc = "[`Framed`]: crate#features",
+    doc = "[`codec`]: crate#features"
+)]
 
 use bytes::{Bytes, BytesMut};
 
