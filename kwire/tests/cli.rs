@@ -541,3 +541,54 @@ fn dump_names_error_codes() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(out.contains("= 4096 "), "{out}");
 }
+
+#[test]
+fn apis_by_name_minimal_examples_and_response_hints() {
+    // `--api` and `example` take a name as well as a number.
+    let by_key = kwire(&["example", "1", "4", "request"], None);
+    let by_name = kwire(&["example", "fetch", "4", "request"], None);
+    assert!(by_name.status.success(), "{}", stderr(&by_name));
+    assert_eq!(stdout(&by_key), stdout(&by_name));
+    let bad = kwire(&["example", "Fetchh", "4", "request"], None);
+    assert!(!bad.status.success());
+    assert!(stderr(&bad).contains("neither an API key nor the name"));
+
+    // --minimal: every field at its schema default (Fetch v4: replica id -1, max bytes
+    // 0x7fffffff from FetchRequest.json, no topics), the typed Default encoded.
+    let o = kwire(&["example", "Fetch", "4", "request", "--minimal"], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let hex = stdout(&o).trim().to_owned();
+    let frame = Bytes::from(
+        (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+            .collect::<Vec<u8>>(),
+    );
+    let decoded = kafka_wire_messages::RequestFrame::decode(&frame).unwrap();
+    let kafka_wire_messages::RequestBody::Fetch(body) = &decoded.body else {
+        panic!("not Fetch")
+    };
+    assert_eq!(*body, kafka_wire_messages::FetchRequest::default());
+    assert_eq!((body.replica_id, body.max_bytes), (-1, i32::MAX));
+
+    // A response given as a request: the error says how to read it.
+    let o = kwire(&["dump", "0000000a00000007002300000000"], None);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(err.contains("--response"), "{err}");
+    let o = kwire(
+        &[
+            "decode",
+            "--json",
+            "--response",
+            "--api",
+            "ApiVersions",
+            "--version",
+            "0",
+            "0000000a00000007002300000000",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("\"errorCode\":35"), "{}", stdout(&o));
+}
