@@ -119,6 +119,68 @@ impl<T: TypedResponse> TypedResponse for DecodedFrame<T> {
     }
 }
 
+/// A decoded frame with the bytes it was decoded from (size prefix included; shared with
+/// the codec's read buffer, not copied): what a broker logging requests, or a proxy
+/// forwarding them unchanged, needs beside the decoded value. `ServerCodec<WithBytes<RequestFrame>, _>`
+/// yields each request with its bytes, `ClientCodec<_, WithBytes<ResponseFrame>>` each
+/// response. Encoding one writes the decoded frame (re-encoded), not the kept bytes: to send
+/// those, give the codec the `Bytes`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WithBytes<T> {
+    /// The decoded frame.
+    pub frame: T,
+    /// The whole frame as received, size prefix included.
+    pub bytes: Bytes,
+}
+
+impl<T: TypedRequest> TypedRequest for WithBytes<T> {
+    fn decode_frame(
+        frame: &Bytes,
+        options: &DecodeOptions,
+    ) -> Result<DecodedFrame<Self>, DecodeError> {
+        let d = T::decode_frame(frame, options)?;
+        let n = d.trailing_bytes;
+        Ok(DecodedFrame::new(
+            WithBytes {
+                frame: d.frame,
+                bytes: frame.clone(),
+            },
+            n,
+        ))
+    }
+    fn encode_frame(&self, buf: &mut BytesMut) -> Result<(), EncodeError> {
+        self.frame.encode_frame(buf)
+    }
+    fn request_header(&self) -> &RequestHeader {
+        self.frame.request_header()
+    }
+}
+
+impl<T: TypedResponse> TypedResponse for WithBytes<T> {
+    fn decode_frame(
+        frame: &Bytes,
+        api_key: i16,
+        version: Version,
+        options: &DecodeOptions,
+    ) -> Result<DecodedFrame<Self>, DecodeError> {
+        let d = T::decode_frame(frame, api_key, version, options)?;
+        let n = d.trailing_bytes;
+        Ok(DecodedFrame::new(
+            WithBytes {
+                frame: d.frame,
+                bytes: frame.clone(),
+            },
+            n,
+        ))
+    }
+    fn encode_frame(&self, buf: &mut BytesMut) -> Result<(), EncodeError> {
+        self.frame.encode_frame(buf)
+    }
+    fn correlation_id(&self) -> i32 {
+        self.frame.correlation_id()
+    }
+}
+
 #[cfg(feature = "tokio")]
 pub use self::codecs::*;
 
