@@ -830,7 +830,7 @@ fn dump(target: Target, hex: &str) -> ExitCode {
         }
     };
     let kind = kind_of(target);
-    let mut measure = dump::Dump::measure(kind);
+    let mut measure = dump::Dump::measure(kind).with_frame(&bytes);
     // The first pass's result is the same as the second's.
     let _ = walk_frame(&bytes, target, Some(&mut measure));
     let color =

@@ -592,3 +592,39 @@ fn apis_by_name_minimal_examples_and_response_hints() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("\"errorCode\":35"), "{}", stdout(&o));
 }
+
+#[test]
+fn dump_shows_the_consumer_protocol_inside_join_group() {
+    // JoinGroup v5 (header v1, client id "c"): group "g", timeouts 10000/30000, member id "",
+    // no instance id, protocol type "consumer", one protocol "range" whose metadata is
+    // ConsumerProtocolSubscription v0: version 0, topics ["t1"], user data null (-1).
+    const JOIN: &str = "00000041000b00050000000100016300016700002710000075300000ffff0008636f6e73756d657200000001000572616e67650000000e00000000000100027431ffffffff";
+    let o = kwire(&["dump", JOIN], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let tree = parse_tree(&out);
+    let names: Vec<&str> = tree.iter().map(|n| n.0.as_str()).collect();
+    let i = names
+        .iter()
+        .position(|n| *n == "Metadata")
+        .expect("Metadata");
+    assert_eq!(
+        &names[i + 1..],
+        [
+            "Version",
+            "ConsumerProtocolSubscription",
+            "Topics",
+            "length",
+            "string[0]",
+            "UserData"
+        ]
+    );
+    // Offsets are the frame's: the topic "t1" at byte 0x3d, 4 bytes.
+    assert_eq!(tree[i + 5].2, "\"t1\" (int16 len=2)");
+    assert_eq!((tree[i + 5].3, tree[i + 5].4), (0x3d, 4));
+    // Another protocol type: the bytes stay bytes.
+    let other = JOIN.replace("636f6e73756d6572", "636f6e6e6563745f");
+    let o = kwire(&["dump", &other], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stdout(&o).contains("ConsumerProtocolSubscription"));
+}
