@@ -13,7 +13,14 @@
 //! uses. Names that several APIs use (`PartitionData`, `TopicData`, …) are reached through
 //! the API's module; where Kafka gives a request's and a response's nested structs the same
 //! name but different fields, the Rust names carry the message name as a prefix
-//! (`vote::VoteRequestPartitionData`) and the Kafka name stays in the metadata.
+//! (`vote::VoteRequestPartitionData`) and the Kafka name stays in the metadata. The page of
+//! each struct the root does not re-export says so and gives its path.
+//!
+//! Each generated struct's page lists its valid and flexible versions, and each field's
+//! documentation its versions, nullable versions, tag, default and whether it is ignorable.
+//! The answering side (a broker's, or a test double's) is [`answer`] and
+//! [`RequestFrame::respond`] / [`RequestFrame::error_response`]; topics named by name or by
+//! id depending on the version are read and set with [`TopicRef`].
 //!
 //! The latest version of an API that Kafka marks unstable (`latestVersionUnstable`) is
 //! declared and decoded, and left out of what [`ApiKey::usable_versions`] offers unless asked.

@@ -582,13 +582,27 @@ pub fn generate_unformatted(schemas: &[Schema]) -> Result<Output, Error> {
     check_area_tables(&api_names, &data_names)?;
 
     let mut out = Output::new();
-    // Rust names of every module's structs, for the crate root's re-exports.
+    // Rust names of every module's structs, for the crate root's re-exports; then the
+    // modules again, each nested struct the root does not re-export saying so.
     let mut exports: BTreeMap<String, Vec<(String, bool)>> = BTreeMap::new();
     for m in &modules {
-        let (text, names) = module_source(m)?;
+        let (_, names) = module_source(m, &BTreeSet::new())?;
         for (n, top) in names {
             exports.entry(n).or_default().push((m.name.clone(), top));
         }
+    }
+    let not_at_root: BTreeSet<(String, String)> = exports
+        .iter()
+        .flat_map(|(name, owners)| {
+            let root = root_module(owners);
+            owners
+                .iter()
+                .filter(move |(m, _)| Some(m) != root)
+                .map(move |(m, _)| (m.clone(), name.clone()))
+        })
+        .collect();
+    for m in &modules {
+        let (text, _) = module_source(m, &not_at_root)?;
         out.insert(format!("{}.rs", m.name), text);
     }
     out.insert("mod.rs".into(), mod_source(&modules, &exports, &left_out)?);
@@ -1220,7 +1234,10 @@ const HEADER: &str =
 
 /// The source of one module, and the Rust names it declares (with whether each is a
 /// top-level message).
-fn module_source(m: &Module) -> Result<(String, Vec<(String, bool)>), Error> {
+fn module_source(
+    m: &Module,
+    not_at_root: &BTreeSet<(String, String)>,
+) -> Result<(String, Vec<(String, bool)>), Error> {
     let mut src = String::new();
     src.push_str(HEADER);
     module_doc(m, &mut src);
@@ -1376,6 +1393,13 @@ fn module_source(m: &Module) -> Result<(String, Vec<(String, bool)>), Error> {
                 doc.push(String::new());
                 doc.push(about);
             }
+        }
+        if not_at_root.contains(&(m.name.clone(), rust.clone())) {
+            doc.push(String::new());
+            doc.push(format!(
+                "Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::{}::{rust}`.",
+                m.name
+            ));
         }
         write_struct(
             &mut body,
@@ -1741,6 +1765,20 @@ fn module_doc(m: &Module, src: &mut String) {
     );
 }
 
+/// The module whose struct of a name the crate root re-exports (`owners`: every module
+/// declaring one, with whether it is a top-level message): the only one, or among several
+/// the module that exported it before every API was declared; `None` otherwise.
+fn root_module(owners: &[(String, bool)]) -> Option<&String> {
+    if owners.len() == 1 {
+        Some(&owners[0].0)
+    } else {
+        owners
+            .iter()
+            .find(|(m, _)| LEGACY_MODULES.contains(&m.as_str()))
+            .map(|(m, _)| m)
+    }
+}
+
 fn mod_source(
     modules: &[Module],
     exports: &BTreeMap<String, Vec<(String, bool)>>,
@@ -1778,15 +1816,7 @@ fn mod_source(
     src.push('\n');
     let mut per_module: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for (name, owners) in exports {
-        let chosen = if owners.len() == 1 {
-            Some(&owners[0].0)
-        } else {
-            owners
-                .iter()
-                .find(|(m, _)| LEGACY_MODULES.contains(&m.as_str()))
-                .map(|(m, _)| m)
-        };
-        if let Some(m) = chosen {
+        if let Some(m) = root_module(owners) {
             per_module
                 .entry(m.as_str())
                 .or_default()

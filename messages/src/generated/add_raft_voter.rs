@@ -80,6 +80,8 @@ pub struct AddRaftVoterResponse {
 /// `Listeners` of `AddRaftVoterRequest`, versions 0+ (flexible 0+).
 ///
 /// The endpoints that can be used to communicate with the voter.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::add_raft_voter::Listener`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Listener {

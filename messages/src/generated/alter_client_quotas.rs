@@ -75,6 +75,8 @@ pub struct AlterClientQuotasRequestEntryData {
 /// `Entity` of `EntryData` (and the same struct in `AlterClientQuotasResponse`), versions 0+ (flexible 1+).
 ///
 /// The quota entity to alter.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::alter_client_quotas::EntityData`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "1+", outline)]
 pub struct EntityData {

@@ -55,6 +55,8 @@ pub struct AlterConfigsResponse {
 /// `Resources` of `AlterConfigsRequest`, versions 0+ (flexible 2+).
 ///
 /// The updates for each resource.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::alter_configs::AlterConfigsResource`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct AlterConfigsResource {
@@ -80,6 +82,8 @@ pub struct AlterConfigsResource {
 /// `Configs` of `AlterConfigsResource`, versions 0+ (flexible 2+).
 ///
 /// The configurations.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::alter_configs::AlterableConfig`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct AlterableConfig {
@@ -100,6 +104,8 @@ pub struct AlterableConfig {
 /// `Responses` of `AlterConfigsResponse`, versions 0+ (flexible 2+).
 ///
 /// The responses for each resource.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::alter_configs::AlterConfigsResourceResponse`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct AlterConfigsResourceResponse {

@@ -120,6 +120,8 @@ pub struct BeginQuorumEpochRequestPartitionData {
 /// `LeaderEndpoints` of `BeginQuorumEpochRequest`, versions 1+ (flexible 1+).
 ///
 /// Endpoints for the leader.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::begin_quorum_epoch::LeaderEndpoint`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "1+", flexible = "1+", outline)]
 pub struct LeaderEndpoint {
@@ -195,6 +197,8 @@ pub struct BeginQuorumEpochResponsePartitionData {
 /// `NodeEndpoints` of `BeginQuorumEpochResponse`, versions 1+ (flexible 1+).
 ///
 /// Endpoints for all leaders enumerated in PartitionData.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::begin_quorum_epoch::NodeEndpoint`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "1+", flexible = "1+", outline)]
 pub struct NodeEndpoint {

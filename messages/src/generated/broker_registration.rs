@@ -95,6 +95,8 @@ pub struct BrokerRegistrationResponse {
 /// `Listeners` of `BrokerRegistrationRequest`, versions 0+ (flexible 0+).
 ///
 /// The listeners of this broker.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::broker_registration::Listener`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Listener {
@@ -125,6 +127,8 @@ pub struct Listener {
 /// `Features` of `BrokerRegistrationRequest`, versions 0+ (flexible 0+).
 ///
 /// The features on this broker. Note: in v0-v3, features with MinSupportedVersion = 0 are omitted.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::broker_registration::Feature`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Feature {

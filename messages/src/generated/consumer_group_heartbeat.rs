@@ -125,6 +125,8 @@ pub struct ConsumerGroupHeartbeatResponse {
 /// `TopicPartitions` of `ConsumerGroupHeartbeatRequest` (and the same struct in `ConsumerGroupHeartbeatResponse`), versions 0+ (flexible 0+).
 ///
 /// null if it didn't change since the last heartbeat; the partitions owned by the member.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::consumer_group_heartbeat::TopicPartitions`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct TopicPartitions {
@@ -145,6 +147,8 @@ pub struct TopicPartitions {
 /// `Assignment` of `ConsumerGroupHeartbeatResponse`, versions 0+ (flexible 0+).
 ///
 /// null if not provided; the assignment otherwise.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::consumer_group_heartbeat::Assignment`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct Assignment {

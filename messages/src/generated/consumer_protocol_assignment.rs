@@ -33,6 +33,8 @@ pub struct ConsumerProtocolAssignment {
 /// `AssignedPartitions` of `ConsumerProtocolAssignment`, versions 0+ (flexible none).
 ///
 /// The list of topics and partitions assigned to this consumer.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::consumer_protocol_assignment::TopicPartition`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "none")]
 pub struct TopicPartition {

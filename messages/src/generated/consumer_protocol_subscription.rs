@@ -48,6 +48,8 @@ pub struct ConsumerProtocolSubscription {
 /// `OwnedPartitions` of `ConsumerProtocolSubscription`, versions 1+ (flexible none).
 ///
 /// The partitions that the member owns.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::consumer_protocol_subscription::TopicPartition`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "1+", flexible = "none")]
 pub struct TopicPartition {

@@ -75,6 +75,8 @@ pub struct ControllerRegistrationResponse {
 /// `Listeners` of `ControllerRegistrationRequest`, versions 0+ (flexible 0+).
 ///
 /// The listeners of this controller.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::controller_registration::Listener`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Listener {
@@ -105,6 +107,8 @@ pub struct Listener {
 /// `Features` of `ControllerRegistrationRequest`, versions 0+ (flexible 0+).
 ///
 /// The features on this controller.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::controller_registration::Feature`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Feature {

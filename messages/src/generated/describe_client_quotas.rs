@@ -110,6 +110,8 @@ pub struct EntryData {
 /// `Entity` of `EntryData`, versions 0+ (flexible 1+).
 ///
 /// The quota entity description.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::describe_client_quotas::EntityData`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "1+", outline)]
 pub struct EntityData {

@@ -55,6 +55,8 @@ pub struct DescribeGroupsResponse {
 /// `Groups` of `DescribeGroupsResponse`, versions 0+ (flexible 5+).
 ///
 /// Each described group.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::describe_groups::DescribedGroup`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "5+", outline)]
 pub struct DescribedGroup {

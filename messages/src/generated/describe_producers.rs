@@ -50,6 +50,8 @@ pub struct DescribeProducersResponse {
 /// `Topics` of `DescribeProducersRequest`, versions 0+ (flexible 0+).
 ///
 /// The topics to list producers for.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::describe_producers::TopicRequest`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TopicRequest {

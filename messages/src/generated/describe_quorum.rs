@@ -185,6 +185,8 @@ pub struct Node {
 /// `Listeners` of `Node`, versions 2+ (flexible 0+).
 ///
 /// The listeners of this controller.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::describe_quorum::Listener`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "2+", flexible = "0+", outline)]
 pub struct Listener {
@@ -208,6 +210,8 @@ pub struct Listener {
 }
 
 /// A common struct of `DescribeQuorumResponse`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::describe_quorum::ReplicaState`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct ReplicaState {

@@ -65,6 +65,8 @@ pub struct DescribeTopicPartitionsResponse {
 /// `Topics` of `DescribeTopicPartitionsRequest`, versions 0+ (flexible 0+).
 ///
 /// The topics to fetch details for.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::describe_topic_partitions::TopicRequest`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TopicRequest {

@@ -50,6 +50,8 @@ pub struct DescribeTransactionsResponse {
 /// `TransactionStates` of `DescribeTransactionsResponse`, versions 0+ (flexible 0+).
 ///
 /// The current state of the transaction.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::describe_transactions::TransactionState`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TransactionState {

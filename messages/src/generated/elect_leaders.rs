@@ -65,6 +65,8 @@ pub struct ElectLeadersResponse {
 /// `TopicPartitions` of `ElectLeadersRequest`, versions 0+ (flexible 2+).
 ///
 /// The topic partitions to elect leaders.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::elect_leaders::TopicPartitions`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct TopicPartitions {
@@ -105,6 +107,8 @@ pub struct ReplicaElectionResult {
 /// `PartitionResult` of `ReplicaElectionResult`, versions 0+ (flexible 2+).
 ///
 /// The results for each partition.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::elect_leaders::PartitionResult`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct PartitionResult {

@@ -140,6 +140,8 @@ pub struct ReplicaInfo {
 /// `LeaderEndpoints` of `EndQuorumEpochRequest`, versions 1+ (flexible 1+).
 ///
 /// Endpoints for the leader.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::end_quorum_epoch::LeaderEndpoint`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "1+", flexible = "1+", outline)]
 pub struct LeaderEndpoint {
@@ -215,6 +217,8 @@ pub struct EndQuorumEpochResponsePartitionData {
 /// `NodeEndpoints` of `EndQuorumEpochResponse`, versions 1+ (flexible 1+).
 ///
 /// Endpoints for all leaders enumerated in PartitionData.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::end_quorum_epoch::NodeEndpoint`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "1+", flexible = "1+", outline)]
 pub struct NodeEndpoint {

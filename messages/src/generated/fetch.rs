@@ -127,6 +127,8 @@ pub struct FetchResponse {
 /// `ReplicaState` of `FetchRequest`, versions 15+ (flexible 12+).
 ///
 /// The state of the replica in the follower.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::fetch::ReplicaState`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "15+", flexible = "12+")]
 pub struct ReplicaState {
@@ -147,6 +149,8 @@ pub struct ReplicaState {
 /// `Topics` of `FetchRequest`, versions 0+ (flexible 12+).
 ///
 /// The topics to fetch.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::fetch::FetchTopic`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "12+")]
 pub struct FetchTopic {
@@ -195,6 +199,8 @@ impl FetchTopic {
 /// `Partitions` of `FetchTopic`, versions 0+ (flexible 12+).
 ///
 /// The partitions to fetch.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::fetch::FetchPartition`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "12+")]
 pub struct FetchPartition {
@@ -251,6 +257,8 @@ pub struct FetchPartition {
 /// `ForgottenTopicsData` of `FetchRequest`, versions 7+ (flexible 12+).
 ///
 /// In an incremental fetch request, the partitions to remove.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::fetch::ForgottenTopic`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "7+", flexible = "12+")]
 pub struct ForgottenTopic {
@@ -347,6 +355,8 @@ impl FetchableTopicResponse {
 /// `Partitions` of `FetchableTopicResponse`, versions 0+ (flexible 12+).
 ///
 /// The topic partitions.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::fetch::PartitionData`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "12+")]
 pub struct PartitionData {
@@ -412,6 +422,8 @@ pub struct PartitionData {
 /// `DivergingEpoch` of `PartitionData`, versions 12+ (flexible 12+).
 ///
 /// In case divergence is detected based on the `LastFetchedEpoch` and `FetchOffset` in the request, this field indicates the largest epoch and its end offset such that subsequent records are known to diverge.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::fetch::EpochEndOffset`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "12+", flexible = "12+")]
 pub struct EpochEndOffset {
@@ -432,6 +444,8 @@ pub struct EpochEndOffset {
 /// `CurrentLeader` of `PartitionData`, versions 12+ (flexible 12+).
 ///
 /// The current leader of the partition.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::fetch::LeaderIdAndEpoch`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "12+", flexible = "12+")]
 pub struct LeaderIdAndEpoch {
@@ -492,6 +506,8 @@ pub struct AbortedTransaction {
 /// `NodeEndpoints` of `FetchResponse`, versions 16+ (flexible 12+).
 ///
 /// Endpoints for all current-leaders enumerated in PartitionData, with errors NOT_LEADER_OR_FOLLOWER & FENCED_LEADER_EPOCH.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::fetch::NodeEndpoint`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "16+", flexible = "12+")]
 pub struct NodeEndpoint {

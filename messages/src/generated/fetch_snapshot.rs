@@ -241,6 +241,8 @@ pub struct FetchSnapshotResponseSnapshotId {
 /// `CurrentLeader` of `PartitionSnapshot`, versions 0+ (flexible 0+).
 ///
 /// The leader of the partition at the time of the snapshot.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::fetch_snapshot::LeaderIdAndEpoch`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct LeaderIdAndEpoch {
@@ -261,6 +263,8 @@ pub struct LeaderIdAndEpoch {
 /// `NodeEndpoints` of `FetchSnapshotResponse`, versions 1+ (flexible 0+).
 ///
 /// Endpoints for all current-leaders enumerated in PartitionSnapshot.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::fetch_snapshot::NodeEndpoint`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "1+", flexible = "0+", outline)]
 pub struct NodeEndpoint {

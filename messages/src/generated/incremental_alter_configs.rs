@@ -55,6 +55,8 @@ pub struct IncrementalAlterConfigsResponse {
 /// `Resources` of `IncrementalAlterConfigsRequest`, versions 0+ (flexible 1+).
 ///
 /// The incremental updates for each resource.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::incremental_alter_configs::AlterConfigsResource`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "1+", outline)]
 pub struct AlterConfigsResource {
@@ -80,6 +82,8 @@ pub struct AlterConfigsResource {
 /// `Configs` of `AlterConfigsResource`, versions 0+ (flexible 1+).
 ///
 /// The configurations.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::incremental_alter_configs::AlterableConfig`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "1+", outline)]
 pub struct AlterableConfig {
@@ -105,6 +109,8 @@ pub struct AlterableConfig {
 /// `Responses` of `IncrementalAlterConfigsResponse`, versions 0+ (flexible 1+).
 ///
 /// The responses for each resource.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::incremental_alter_configs::AlterConfigsResourceResponse`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "1+", outline)]
 pub struct AlterConfigsResourceResponse {

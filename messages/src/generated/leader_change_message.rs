@@ -43,6 +43,8 @@ pub struct LeaderChangeMessage {
 }
 
 /// A common struct of `LeaderChangeMessage`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::leader_change_message::Voter`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Voter {

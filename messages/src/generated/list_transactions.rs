@@ -75,6 +75,8 @@ pub struct ListTransactionsResponse {
 /// `TransactionStates` of `ListTransactionsResponse`, versions 0+ (flexible 0+).
 ///
 /// The current state of the transaction for the transactional id.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::list_transactions::TransactionState`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TransactionState {

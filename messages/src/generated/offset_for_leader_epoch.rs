@@ -120,6 +120,8 @@ pub struct OffsetForLeaderTopicResult {
 /// `Partitions` of `OffsetForLeaderTopicResult`, versions 0+ (flexible 4+).
 ///
 /// Each partition in the topic we fetched offsets for.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::offset_for_leader_epoch::EpochEndOffset`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "4+")]
 pub struct EpochEndOffset {

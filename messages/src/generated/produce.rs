@@ -261,6 +261,8 @@ pub struct BatchIndexAndErrorMessage {
 /// `CurrentLeader` of `PartitionProduceResponse`, versions 10+ (flexible 9+).
 ///
 /// The leader broker that the producer should use for future requests.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::produce::LeaderIdAndEpoch`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "10+", flexible = "9+")]
 pub struct LeaderIdAndEpoch {
@@ -281,6 +283,8 @@ pub struct LeaderIdAndEpoch {
 /// `NodeEndpoints` of `ProduceResponse`, versions 10+ (flexible 9+).
 ///
 /// Endpoints for all current-leaders enumerated in PartitionProduceResponses, with errors NOT_LEADER_OR_FOLLOWER.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::produce::NodeEndpoint`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "10+", flexible = "9+")]
 pub struct NodeEndpoint {

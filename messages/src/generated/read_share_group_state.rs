@@ -70,6 +70,8 @@ pub struct ReadStateData {
 /// `Partitions` of `ReadStateData`, versions 0+ (flexible 0+).
 ///
 /// The data for the partitions.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::read_share_group_state::PartitionData`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct PartitionData {
@@ -110,6 +112,8 @@ pub struct ReadStateResult {
 /// `Partitions` of `ReadStateResult`, versions 0+ (flexible 0+).
 ///
 /// The results for the partitions.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::read_share_group_state::PartitionResult`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct PartitionResult {
@@ -150,6 +154,8 @@ pub struct PartitionResult {
 /// `StateBatches` of `PartitionResult`, versions 0+ (flexible 0+).
 ///
 /// The state batches for this share-partition.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::read_share_group_state::StateBatch`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct StateBatch {

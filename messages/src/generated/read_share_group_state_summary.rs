@@ -70,6 +70,8 @@ pub struct ReadStateSummaryData {
 /// `Partitions` of `ReadStateSummaryData`, versions 0+ (flexible 0+).
 ///
 /// The data for the partitions.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::read_share_group_state_summary::PartitionData`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct PartitionData {
@@ -110,6 +112,8 @@ pub struct ReadStateSummaryResult {
 /// `Partitions` of `ReadStateSummaryResult`, versions 0+ (flexible 0+).
 ///
 /// The results for the partitions.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::read_share_group_state_summary::PartitionResult`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct PartitionResult {

@@ -135,6 +135,8 @@ pub struct AcknowledgePartition {
 /// `AcknowledgementBatches` of `AcknowledgePartition`, versions 0+ (flexible 0+).
 ///
 /// Record batches to acknowledge.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::share_acknowledge::AcknowledgementBatch`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct AcknowledgementBatch {
@@ -180,6 +182,8 @@ pub struct ShareAcknowledgeTopicResponse {
 /// `Partitions` of `ShareAcknowledgeTopicResponse`, versions 0+ (flexible 0+).
 ///
 /// The topic partitions.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::share_acknowledge::PartitionData`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct PartitionData {
@@ -210,6 +214,8 @@ pub struct PartitionData {
 /// `CurrentLeader` of `PartitionData`, versions 0+ (flexible 0+).
 ///
 /// The current leader of the partition.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::share_acknowledge::LeaderIdAndEpoch`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct LeaderIdAndEpoch {
@@ -230,6 +236,8 @@ pub struct LeaderIdAndEpoch {
 /// `NodeEndpoints` of `ShareAcknowledgeResponse`, versions 0+ (flexible 0+).
 ///
 /// Endpoints for all current leaders enumerated in PartitionData with error NOT_LEADER_OR_FOLLOWER.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::share_acknowledge::NodeEndpoint`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct NodeEndpoint {

@@ -130,6 +130,8 @@ pub struct ShareFetchResponse {
 /// `Topics` of `ShareFetchRequest`, versions 0+ (flexible 0+).
 ///
 /// The topics to fetch.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::share_fetch::FetchTopic`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct FetchTopic {
@@ -150,6 +152,8 @@ pub struct FetchTopic {
 /// `Partitions` of `FetchTopic`, versions 0+ (flexible 0+).
 ///
 /// The partitions to fetch.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::share_fetch::FetchPartition`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct FetchPartition {
@@ -175,6 +179,8 @@ pub struct FetchPartition {
 /// `AcknowledgementBatches` of `FetchPartition`, versions 0+ (flexible 0+).
 ///
 /// Record batches to acknowledge.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::share_fetch::AcknowledgementBatch`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct AcknowledgementBatch {
@@ -200,6 +206,8 @@ pub struct AcknowledgementBatch {
 /// `ForgottenTopicsData` of `ShareFetchRequest`, versions 0+ (flexible 0+).
 ///
 /// The partitions to remove from this share session.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::share_fetch::ForgottenTopic`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct ForgottenTopic {
@@ -240,6 +248,8 @@ pub struct ShareFetchableTopicResponse {
 /// `Partitions` of `ShareFetchableTopicResponse`, versions 0+ (flexible 0+).
 ///
 /// The topic partitions.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::share_fetch::PartitionData`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct PartitionData {
@@ -290,6 +300,8 @@ pub struct PartitionData {
 /// `CurrentLeader` of `PartitionData`, versions 0+ (flexible 0+).
 ///
 /// The current leader of the partition.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::share_fetch::LeaderIdAndEpoch`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct LeaderIdAndEpoch {
@@ -335,6 +347,8 @@ pub struct AcquiredRecords {
 /// `NodeEndpoints` of `ShareFetchResponse`, versions 0+ (flexible 0+).
 ///
 /// Endpoints for all current leaders enumerated in PartitionData with error NOT_LEADER_OR_FOLLOWER.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::share_fetch::NodeEndpoint`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct NodeEndpoint {

@@ -55,6 +55,8 @@ pub struct ShareGroupDescribeResponse {
 /// `Groups` of `ShareGroupDescribeResponse`, versions 0+ (flexible 0+).
 ///
 /// Each described group.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::share_group_describe::DescribedGroup`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct DescribedGroup {
@@ -110,6 +112,8 @@ pub struct DescribedGroup {
 /// `Members` of `DescribedGroup`, versions 0+ (flexible 0+).
 ///
 /// The members.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::share_group_describe::Member`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Member {
@@ -153,6 +157,8 @@ pub struct Member {
 }
 
 /// A common struct of `ShareGroupDescribeResponse`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::share_group_describe::TopicPartitions`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TopicPartitions {
@@ -199,6 +205,8 @@ impl TopicPartitions {
 }
 
 /// A common struct of `ShareGroupDescribeResponse`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::share_group_describe::Assignment`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Assignment {

@@ -100,6 +100,8 @@ pub struct ShareGroupHeartbeatResponse {
 /// `Assignment` of `ShareGroupHeartbeatResponse`, versions 0+ (flexible 0+).
 ///
 /// null if not provided; the assignment otherwise.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::share_group_heartbeat::Assignment`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct Assignment {
@@ -113,6 +115,8 @@ pub struct Assignment {
 }
 
 /// A common struct of `ShareGroupHeartbeatResponse`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::share_group_heartbeat::TopicPartitions`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct TopicPartitions {

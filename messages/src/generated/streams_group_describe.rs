@@ -60,6 +60,8 @@ pub struct StreamsGroupDescribeResponse {
 /// `Groups` of `StreamsGroupDescribeResponse`, versions 0+ (flexible 0+).
 ///
 /// Each described group.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_describe::DescribedGroup`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct DescribedGroup {
@@ -130,6 +132,8 @@ pub struct DescribedGroup {
 /// `Topology` of `DescribedGroup`, versions 0+ (flexible 0+).
 ///
 /// The topology metadata currently initialized for the streams application. Can be null in case of a describe error.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_describe::Topology`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Topology {
@@ -150,6 +154,8 @@ pub struct Topology {
 /// `Subtopologies` of `Topology`, versions 0+ (flexible 0+).
 ///
 /// The subtopologies of the streams application. This contains the configured subtopologies, where the number of partitions are set and any regular expressions are resolved to actual topics. Null if the group is uninitialized, source topics are missing or incorrectly partitioned.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_describe::Subtopology`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Subtopology {
@@ -185,6 +191,8 @@ pub struct Subtopology {
 /// `Members` of `DescribedGroup`, versions 0+ (flexible 0+).
 ///
 /// The members.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_describe::Member`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Member {
@@ -268,6 +276,8 @@ pub struct Member {
 }
 
 /// A common struct of `StreamsGroupDescribeResponse`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_describe::Endpoint`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Endpoint {
@@ -286,6 +296,8 @@ pub struct Endpoint {
 }
 
 /// A common struct of `StreamsGroupDescribeResponse`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_describe::TaskOffset`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TaskOffset {
@@ -309,6 +321,8 @@ pub struct TaskOffset {
 }
 
 /// A common struct of `StreamsGroupDescribeResponse`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_describe::Assignment`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Assignment {
@@ -332,6 +346,8 @@ pub struct Assignment {
 }
 
 /// A common struct of `StreamsGroupDescribeResponse`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_describe::TaskIds`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TaskIds {
@@ -350,6 +366,8 @@ pub struct TaskIds {
 }
 
 /// A common struct of `StreamsGroupDescribeResponse`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_describe::KeyValue`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct KeyValue {
@@ -368,6 +386,8 @@ pub struct KeyValue {
 }
 
 /// A common struct of `StreamsGroupDescribeResponse`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_describe::TopicInfo`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TopicInfo {
@@ -396,6 +416,8 @@ pub struct TopicInfo {
 }
 
 /// A common struct of `StreamsGroupDescribeResponse`, versions 1+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_describe::TopologyDescription`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "1+", flexible = "0+", outline)]
 pub struct TopologyDescription {
@@ -414,6 +436,8 @@ pub struct TopologyDescription {
 }
 
 /// A common struct of `StreamsGroupDescribeResponse`, versions 1+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_describe::TopologyDescriptionSubtopology`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "1+", flexible = "0+", outline)]
 pub struct TopologyDescriptionSubtopology {
@@ -432,6 +456,8 @@ pub struct TopologyDescriptionSubtopology {
 }
 
 /// A common struct of `StreamsGroupDescribeResponse`, versions 1+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_describe::TopologyDescriptionNode`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "1+", flexible = "0+", outline)]
 pub struct TopologyDescriptionNode {
@@ -475,6 +501,8 @@ pub struct TopologyDescriptionNode {
 }
 
 /// A common struct of `StreamsGroupDescribeResponse`, versions 1+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_describe::TopologyDescriptionGlobalStore`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "1+", flexible = "0+", outline)]
 pub struct TopologyDescriptionGlobalStore {

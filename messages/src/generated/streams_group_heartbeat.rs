@@ -200,6 +200,8 @@ pub struct StreamsGroupHeartbeatResponse {
 /// `Topology` of `StreamsGroupHeartbeatRequest`, versions 0+ (flexible 0+).
 ///
 /// The topology metadata of the streams application. Used to initialize the topology of the group and to check if the topology corresponds to the topology initialized for the group. Only sent when memberEpoch = 0, must be non-empty. Null otherwise.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_heartbeat::Topology`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Topology {
@@ -220,6 +222,8 @@ pub struct Topology {
 /// `Subtopologies` of `Topology`, versions 0+ (flexible 0+).
 ///
 /// The sub-topologies of the streams application.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_heartbeat::Subtopology`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Subtopology {
@@ -288,6 +292,8 @@ pub struct CopartitionGroup {
 }
 
 /// A common struct of `StreamsGroupHeartbeatRequest`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_heartbeat::KeyValue`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct KeyValue {
@@ -306,6 +312,8 @@ pub struct KeyValue {
 }
 
 /// A common struct of `StreamsGroupHeartbeatRequest`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_heartbeat::TopicInfo`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TopicInfo {
@@ -334,6 +342,8 @@ pub struct TopicInfo {
 }
 
 /// A common struct of `StreamsGroupHeartbeatRequest` (and the same struct in `StreamsGroupHeartbeatResponse`), versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_heartbeat::Endpoint`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Endpoint {
@@ -352,6 +362,8 @@ pub struct Endpoint {
 }
 
 /// A common struct of `StreamsGroupHeartbeatRequest`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_heartbeat::TaskOffset`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TaskOffset {
@@ -375,6 +387,8 @@ pub struct TaskOffset {
 }
 
 /// A common struct of `StreamsGroupHeartbeatRequest` (and the same struct in `StreamsGroupHeartbeatResponse`), versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_heartbeat::TaskIds`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TaskIds {
@@ -436,6 +450,8 @@ pub struct Status {
 }
 
 /// A common struct of `StreamsGroupHeartbeatResponse`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_heartbeat::TopicPartition`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TopicPartition {

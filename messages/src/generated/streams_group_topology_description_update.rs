@@ -68,6 +68,8 @@ pub struct StreamsGroupTopologyDescriptionUpdateResponse {
 }
 
 /// A common struct of `StreamsGroupTopologyDescriptionUpdateRequest`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_topology_description_update::TopologyDescription`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TopologyDescription {
@@ -86,6 +88,8 @@ pub struct TopologyDescription {
 }
 
 /// A common struct of `StreamsGroupTopologyDescriptionUpdateRequest`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_topology_description_update::TopologyDescriptionSubtopology`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TopologyDescriptionSubtopology {
@@ -104,6 +108,8 @@ pub struct TopologyDescriptionSubtopology {
 }
 
 /// A common struct of `StreamsGroupTopologyDescriptionUpdateRequest`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_topology_description_update::TopologyDescriptionNode`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TopologyDescriptionNode {
@@ -147,6 +153,8 @@ pub struct TopologyDescriptionNode {
 }
 
 /// A common struct of `StreamsGroupTopologyDescriptionUpdateRequest`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_topology_description_update::TopologyDescriptionGlobalStore`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TopologyDescriptionGlobalStore {

@@ -80,6 +80,8 @@ pub struct UpdateRaftVoterResponse {
 /// `Listeners` of `UpdateRaftVoterRequest`, versions 0+ (flexible 0+).
 ///
 /// The endpoint that can be used to communicate with the leader.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::update_raft_voter::Listener`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Listener {
@@ -105,6 +107,8 @@ pub struct Listener {
 /// `KRaftVersionFeature` of `UpdateRaftVoterRequest`, versions 0+ (flexible 0+).
 ///
 /// The range of versions of the protocol that the replica supports.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::update_raft_voter::KRaftVersionFeature`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct KRaftVersionFeature {

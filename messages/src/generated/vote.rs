@@ -190,6 +190,8 @@ pub struct VoteResponsePartitionData {
 /// `NodeEndpoints` of `VoteResponse`, versions 1+ (flexible 0+).
 ///
 /// Endpoints for all current-leaders enumerated in PartitionData.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::vote::NodeEndpoint`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "1+", flexible = "0+", outline)]
 pub struct NodeEndpoint {

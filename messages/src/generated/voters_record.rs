@@ -35,6 +35,8 @@ pub struct VotersRecord {
 /// `Voters` of `VotersRecord`, versions 0+ (flexible 0+).
 ///
 /// The set of voters in the quorum for this epoch.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::voters_record::Voter`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Voter {
@@ -65,6 +67,8 @@ pub struct Voter {
 /// `Endpoints` of `Voter`, versions 0+ (flexible 0+).
 ///
 /// The endpoint that can be used to communicate with the voter.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::voters_record::Endpoint`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Endpoint {
@@ -90,6 +94,8 @@ pub struct Endpoint {
 /// `KRaftVersionFeature` of `Voter`, versions 0+ (flexible 0+).
 ///
 /// The range of versions of the protocol that the replica supports.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::voters_record::KRaftVersionFeature`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct KRaftVersionFeature {

@@ -70,6 +70,8 @@ pub struct WriteStateData {
 /// `Partitions` of `WriteStateData`, versions 0+ (flexible 0+).
 ///
 /// The data for the partitions.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::write_share_group_state::PartitionData`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct PartitionData {
@@ -110,6 +112,8 @@ pub struct PartitionData {
 /// `StateBatches` of `PartitionData`, versions 0+ (flexible 0+).
 ///
 /// The state batches for the share-partition.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::write_share_group_state::StateBatch`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct StateBatch {
@@ -160,6 +164,8 @@ pub struct WriteStateResult {
 /// `Partitions` of `WriteStateResult`, versions 0+ (flexible 0+).
 ///
 /// The results for the partitions.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::write_share_group_state::PartitionResult`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct PartitionResult {
