@@ -161,13 +161,22 @@ impl ServedApis {
 }
 
 /// What Java's `getErrorResponse` of some APIs sets beyond the error codes, for the response
-/// `body` of an error response at `version` (called by `RequestBody::error_response` with any
-/// response type; the shipped types below are recognised, every other left as it is): the
-/// `-1` of an unknown coordinator or producer, the anonymous principal, and an
-/// `error_message` that is either null or the error's message. Found by comparing with Java's
-/// own output for every API and version (`messages/tests/error_responses.rs`).
+/// `body` of an error response to `request` at `version` (called by
+/// `RequestBody::error_response` with any request and response types; the shipped types below
+/// are recognised, every other left as it is): the request's topics and partitions for six
+/// data-path APIs, the `-1` of an unknown coordinator or producer, the anonymous principal,
+/// and an `error_message` that is either null or the error's message. Found by comparing with
+/// Java's own output for every API and version (`messages/tests/error_responses.rs`).
 #[doc(hidden)]
-pub fn java_error_fill(body: &mut dyn core::any::Any, version: Version, error: ErrorCode) {
+pub fn java_error_fill(
+    request: &dyn core::any::Any,
+    body: &mut dyn core::any::Any,
+    version: Version,
+    error: ErrorCode,
+) {
+    if java_error_entries(request, body, version, error) {
+        return;
+    }
     let message = || error.message().map(kafka_wire::Str::from);
     // The error message Java sets to the error's.
     macro_rules! message {
@@ -279,4 +288,188 @@ pub fn java_error_fill(body: &mut dyn core::any::Any, version: Version, error: E
     );
     message!(feature = "admin", UnregisterControllerResponse, 0);
     let _ = (body, version, message);
+}
+
+/// The entries Java's `getErrorResponse` lists for a request that names topics and
+/// partitions (Produce, Fetch below v13, Metadata, ListOffsets, OffsetCommit, OffsetFetch
+/// v1 and v8+): each with the error, and -1 for its offsets. Whether `request` was one.
+fn java_error_entries(
+    request: &dyn core::any::Any,
+    body: &mut dyn core::any::Any,
+    version: Version,
+    error: ErrorCode,
+) -> bool {
+    let code = error.code();
+    #[cfg(feature = "producer")]
+    if let (Some(req), Some(r)) = (
+        request.downcast_ref::<crate::ProduceRequest>(),
+        body.downcast_mut::<crate::ProduceResponse>(),
+    ) {
+        use crate::produce::{PartitionProduceResponse, TopicProduceResponse};
+        r.responses = req
+            .topic_data
+            .iter()
+            .map(|t| TopicProduceResponse {
+                name: t.name.clone(),
+                topic_id: t.topic_id,
+                partition_responses: t
+                    .partition_data
+                    .iter()
+                    .map(|p| PartitionProduceResponse {
+                        index: p.index,
+                        error_code: code,
+                        base_offset: -1,
+                        ..Default::default()
+                    })
+                    .collect(),
+                ..Default::default()
+            })
+            .collect();
+        return true;
+    }
+    #[cfg(any(feature = "consumer", feature = "raft"))]
+    if let (Some(req), Some(r)) = (
+        request.downcast_ref::<crate::FetchRequest>(),
+        body.downcast_mut::<crate::FetchResponse>(),
+    ) {
+        use crate::fetch::{FetchableTopicResponse, PartitionData};
+        // From v13 the top-level error code alone says it.
+        if version < 13 {
+            r.responses = req
+                .topics
+                .iter()
+                .map(|t| FetchableTopicResponse {
+                    topic: t.topic.clone(),
+                    topic_id: t.topic_id,
+                    partitions: t
+                        .partitions
+                        .iter()
+                        .map(|p| PartitionData {
+                            partition_index: p.partition,
+                            error_code: code,
+                            high_watermark: -1,
+                            records: Some(kafka_wire::Records::default()),
+                            ..Default::default()
+                        })
+                        .collect(),
+                    ..Default::default()
+                })
+                .collect();
+        }
+        return true;
+    }
+    #[cfg(any(feature = "producer", feature = "consumer", feature = "admin"))]
+    if let (Some(req), Some(r)) = (
+        request.downcast_ref::<crate::MetadataRequest>(),
+        body.downcast_mut::<crate::MetadataResponse>(),
+    ) {
+        r.topics = req
+            .topics
+            .iter()
+            .flatten()
+            .map(|t| crate::MetadataResponseTopic {
+                error_code: code,
+                name: t.name.clone(),
+                topic_id: t.topic_id,
+                ..Default::default()
+            })
+            .collect();
+        return true;
+    }
+    #[cfg(any(feature = "consumer", feature = "admin"))]
+    {
+        if let (Some(req), Some(r)) = (
+            request.downcast_ref::<crate::ListOffsetsRequest>(),
+            body.downcast_mut::<crate::ListOffsetsResponse>(),
+        ) {
+            use crate::list_offsets::{ListOffsetsPartitionResponse, ListOffsetsTopicResponse};
+            r.topics = req
+                .topics
+                .iter()
+                .map(|t| ListOffsetsTopicResponse {
+                    name: t.name.clone(),
+                    partitions: t
+                        .partitions
+                        .iter()
+                        .map(|p| ListOffsetsPartitionResponse {
+                            partition_index: p.partition_index,
+                            error_code: code,
+                            ..Default::default()
+                        })
+                        .collect(),
+                    ..Default::default()
+                })
+                .collect();
+            return true;
+        }
+        if let (Some(req), Some(r)) = (
+            request.downcast_ref::<crate::OffsetCommitRequest>(),
+            body.downcast_mut::<crate::OffsetCommitResponse>(),
+        ) {
+            use crate::offset_commit::{OffsetCommitResponsePartition, OffsetCommitResponseTopic};
+            r.topics = req
+                .topics
+                .iter()
+                .map(|t| OffsetCommitResponseTopic {
+                    name: t.name.clone(),
+                    topic_id: t.topic_id,
+                    partitions: t
+                        .partitions
+                        .iter()
+                        .map(|p| OffsetCommitResponsePartition {
+                            partition_index: p.partition_index,
+                            error_code: code,
+                            ..Default::default()
+                        })
+                        .collect(),
+                    ..Default::default()
+                })
+                .collect();
+            return true;
+        }
+        if let (Some(req), Some(r)) = (
+            request.downcast_ref::<crate::OffsetFetchRequest>(),
+            body.downcast_mut::<crate::OffsetFetchResponse>(),
+        ) {
+            use crate::offset_fetch::{
+                OffsetFetchResponseGroup, OffsetFetchResponsePartition, OffsetFetchResponseTopic,
+            };
+            if version < 2 {
+                // v0-1 have no top-level error code: each partition carries it.
+                r.topics = req
+                    .topics
+                    .iter()
+                    .flatten()
+                    .map(|t| OffsetFetchResponseTopic {
+                        name: t.name.clone(),
+                        partitions: t
+                            .partition_indexes
+                            .iter()
+                            .map(|p| OffsetFetchResponsePartition {
+                                partition_index: p,
+                                committed_offset: -1,
+                                metadata: Some(kafka_wire::Str::default()),
+                                error_code: code,
+                                ..Default::default()
+                            })
+                            .collect(),
+                        ..Default::default()
+                    })
+                    .collect();
+            } else if version >= 8 {
+                r.groups = req
+                    .groups
+                    .iter()
+                    .map(|g| OffsetFetchResponseGroup {
+                        group_id: g.group_id.clone(),
+                        error_code: code,
+                        ..Default::default()
+                    })
+                    .collect();
+            }
+            return true;
+        }
+    }
+    let _ = (request, body, version, code);
+    false
 }

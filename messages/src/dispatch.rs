@@ -532,24 +532,27 @@ macro_rules! __apis_impl {
                 }
             }
 
-            /// The response failing this request with `error` at `version`: every field at its
-            /// default, and every top-level error code `version` has set to `error`
-            /// ([`ApiMessage::set_error_code`](kafka_wire::ApiMessage::set_error_code)).
+            /// The response failing this request with `error` at `version`, as Java's
+            /// `AbstractRequest.getErrorResponse` gives it: every field at its default, every
+            /// top-level error code `version` has set to `error`
+            /// ([`ApiMessage::set_error_code`](kafka_wire::ApiMessage::set_error_code)), the
+            /// other fields Java sets for some APIs (an unknown coordinator's `-1`, an
+            /// `error_message` null or Java's message), and for Produce, Fetch (below v13),
+            /// Metadata, ListOffsets, OffsetCommit and OffsetFetch the request's topics and
+            /// partitions, each with the error.
             ///
-            /// Some APIs' other fields are set as Java sets them (an unknown coordinator's `-1`,
-            /// an `error_message` null or Java's message). For a request that names no topic,
-            /// partition, group or other entry, this is the response Java's
-            /// `AbstractRequest.getErrorResponse` gives, byte for byte, for every API and version (`messages/tests/error_responses.rs` checks it against Java's own
-            /// output). Where Java also lists the request's entries (each topic and partition
-            /// of a Produce, Fetch or Metadata request, each group of a DescribeGroups), each with
-            /// the error, add them to the body: which entries a response lists is the API's own
-            /// logic, not the schema's.
+            /// `messages/tests/error_responses.rs` checks it byte for byte against Java's own
+            /// error responses: to the empty request of every API and version, and to a request
+            /// naming a topic and two partitions for the six APIs above. Other APIs whose
+            /// requests name entries (DescribeGroups, CreateTopics, ...) get the error at the
+            /// top level only, where their response has it: add the entries Java would list to
+            /// the body.
             pub fn error_response(&self, version: $crate::__private::Version, error: $crate::__private::kafka_wire::ErrorCode) -> ResponseBody {
                 match self {
-                    $( RequestBody::$cv(_) => {
+                    $( RequestBody::$cv(request) => {
                         let mut body = <$resp as $crate::__private::Default>::default();
                         <$resp as $crate::__private::kafka_wire::ApiMessage>::set_error_code(&mut body, version, error);
-                        $crate::answer::java_error_fill(&mut body, version, error);
+                        $crate::answer::java_error_fill(request, &mut body, version, error);
                         ResponseBody::$cv(body)
                     } )*
                 }
