@@ -11,12 +11,10 @@
 
 use futures_util::{SinkExt, StreamExt};
 use kafka_wire::codec::Framed;
+use kafka_wire::frame;
 use kafka_wire::typed::ServerCodec;
-use kafka_wire::{frame, Bytes, ResponseHeader};
-use kafka_wire_messages::negotiate::UNSUPPORTED_VERSION;
-use kafka_wire_messages::{
-    ApiKey, ApiVersion, ApiVersionsResponse, RequestBody, RequestFrame, ResponseFrame,
-};
+use kafka_wire_messages::answer::ServedApis;
+use kafka_wire_messages::{ApiKey, RequestBody, RequestFrame, ResponseFrame};
 use tokio::net::{TcpListener, TcpStream};
 
 type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -38,68 +36,41 @@ async fn main() -> Result<(), Error> {
     }
 }
 
-/// What this stub lists: ApiVersions only, at every version declared, since it is all it
-/// serves.
-fn api_versions(error_code: i16) -> ApiVersionsResponse {
-    let api = ApiKey::ApiVersions;
-    ApiVersionsResponse {
-        error_code,
-        api_keys: vec![ApiVersion {
-            api_key: api.key(),
-            min_version: api.min_version(),
-            max_version: api.max_version(),
-            ..Default::default()
-        }],
-        ..Default::default()
-    }
-}
-
 async fn serve(socket: TcpStream) -> Result<(), Error> {
+    // What this stub lists: ApiVersions only, at every version declared.
+    let served = ServedApis::new([ApiKey::ApiVersions]);
     let mut conn = Framed::new(socket, ServerCodec::<RequestFrame, ResponseFrame>::new());
     while let Some(request) = conn.next().await {
         match request? {
-            Ok(RequestFrame {
-                header,
-                body: RequestBody::ApiVersions(req),
-            }) => {
+            Ok(request) => {
+                let RequestBody::ApiVersions(req) = &request.body else {
+                    println!("{} is not served here: closing", request.api_key());
+                    return Ok(());
+                };
                 println!(
                     "ApiVersions v{} from {:?} ({} {})",
-                    header.request_api_version,
-                    header.client_id.as_deref().unwrap_or(""),
+                    request.version(),
+                    request.header.client_id.as_deref().unwrap_or(""),
                     req.client_software_name,
                     req.client_software_version,
                 );
-                let answer = ResponseFrame::new(
-                    header.correlation_id,
-                    header.request_api_version,
-                    api_versions(0),
-                );
-                conn.send(answer).await?;
-            }
-            Ok(other) => {
-                println!("{} is not served here: closing", other.api_key());
-                return Ok(());
+                if let Some(answer) = served.answer(&request) {
+                    conn.send(answer).await?;
+                }
             }
             Err(undecodable) => {
-                // An ApiVersions request at a version we lack: answer at v0, as Kafka does, so
-                // the client can retry at one we have.
-                let peek = frame::peek_request_header(&undecodable.frame)?;
-                if peek.api_key != ApiKey::ApiVersions.key() {
+                // An ApiVersions request at a version we lack: UNSUPPORTED_VERSION at v0, as
+                // Kafka does, so the client can retry at one we have.
+                let Some(answer) = served.answer_undecodable(&undecodable.frame) else {
                     println!("undecodable request: {}: closing", undecodable.error);
                     return Ok(());
-                }
+                };
+                let peek = frame::peek_request_header(&undecodable.frame)?;
                 println!(
                     "ApiVersions v{}: unsupported, answering v0",
                     peek.api_version
                 );
-                let mut out = Vec::new();
-                frame::encode_response(
-                    &mut out,
-                    &ResponseHeader::new(peek.correlation_id),
-                    0,
-                    &api_versions(UNSUPPORTED_VERSION),
-                )?;
-                conn.send(Bytes::from(out)).await?;
+                conn.send(answer).await?;
             }
         }
     }

@@ -17,7 +17,7 @@ use kafka_wire_messages::{ApiVersionsRequest, ApiVersionsResponse};
 pub const IO_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Kafka's UNSUPPORTED_VERSION error code.
-pub const UNSUPPORTED_VERSION: i16 = 35;
+pub const UNSUPPORTED_VERSION: i16 = kafka_wire::ErrorCode::UNSUPPORTED_VERSION.0;
 
 /// Coordinator key type of a consumer group (`FindCoordinatorRequest.KeyType`).
 pub const KEY_TYPE_GROUP: i8 = 0;

@@ -181,13 +181,16 @@ fn default_from_expr(expr: &syn::Expr) -> darling::Result<SpannedValue<String>> 
     }
 }
 
-/// The text of the doc comments, joined as Kafka's `about`.
+/// The first paragraph of the doc comments, its lines joined, as Kafka's `about`: later
+/// paragraphs (the generated messages' version notes, a user's longer text) stay rustdoc's.
+/// A blank first doc line is an empty first paragraph (an empty `about` with notes after it).
 pub fn doc_text(attrs: &[syn::Attribute]) -> String {
     let mut lines = Vec::new();
-    for a in attrs {
-        if !a.path().is_ident("doc") {
-            continue;
-        }
+    for (i, a) in attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .enumerate()
+    {
         if let syn::Meta::NameValue(nv) = &a.meta {
             if let syn::Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Str(s),
@@ -195,12 +198,57 @@ pub fn doc_text(attrs: &[syn::Attribute]) -> String {
             }) = &nv.value
             {
                 let v = s.value();
-                let t = v.trim();
-                if !t.is_empty() {
-                    lines.push(t.to_owned());
+                if i == 0 && v.trim().is_empty() {
+                    return String::new();
+                }
+                // `""` (a bare `///`) has no lines, but is a blank line.
+                let blank = [""];
+                let parts: Vec<&str> = if v.trim().is_empty() {
+                    blank.to_vec()
+                } else {
+                    v.lines().collect()
+                };
+                for line in parts {
+                    let t = line.trim();
+                    if !t.is_empty() {
+                        lines.push(t.to_owned());
+                    } else if !lines.is_empty() {
+                        return lines.join(" ");
+                    }
                 }
             }
         }
     }
     lines.join(" ")
+}
+
+#[cfg(test)]
+mod doc_tests {
+    use super::doc_text;
+
+    #[test]
+    fn about_is_the_first_paragraph() {
+        let item: syn::ItemStruct = syn::parse_quote! {
+            /// The topic
+            /// name.
+            ///
+            /// Versions 0-12; ignorable.
+            struct S;
+        };
+        assert_eq!(doc_text(&item.attrs), "The topic name.");
+        // An empty about followed by notes: the about stays empty.
+        let item: syn::ItemStruct = syn::parse_quote! {
+            #[doc = ""]
+            #[doc = ""]
+            #[doc = " Versions 0+."]
+            struct S;
+        };
+        assert_eq!(doc_text(&item.attrs), "");
+        // A block comment: its first paragraph too.
+        let item: syn::ItemStruct = syn::parse_quote! {
+            #[doc = "\n The topic\n name.\n\n More.\n"]
+            struct S;
+        };
+        assert_eq!(doc_text(&item.attrs), "The topic name.");
+    }
 }

@@ -564,11 +564,45 @@ pub fn generate(s: &Struct) -> TokenStream {
         } else {
             quote!(#kw::ApiKind::Response)
         };
+        // A response's error codes: its top-level `int16` fields Kafka names `…ErrorCode`,
+        // each set where the version has it (`ApiMessage::set_error_code`).
+        let errors: Vec<TokenStream> = if req {
+            Vec::new()
+        } else {
+            s.fields
+                .iter()
+                .filter(|f| {
+                    f.name.ends_with("ErrorCode")
+                        && !f.option
+                        && matches!(f.kind, Kind::Int { bits: 16, signed: true })
+                })
+                .map(|f| {
+                    let id = &f.ident;
+                    let r = range(f.versions);
+                    quote! {
+                        if #r.contains(version) {
+                            self.#id = error.code();
+                            set += 1;
+                        }
+                    }
+                })
+                .collect()
+        };
+        let set_error = (!errors.is_empty()).then(|| {
+            quote! {
+                fn set_error_code(&mut self, version: #kw::Version, error: #kw::ErrorCode) -> usize {
+                    let mut set = 0;
+                    #(#errors)*
+                    set
+                }
+            }
+        });
         quote! {
             #[automatically_derived]
             impl #kw::ApiMessage for #ident {
                 const API_KEY: i16 = #key;
                 const KIND: #kw::ApiKind = #kind;
+                #set_error
             }
         }
     });

@@ -393,10 +393,20 @@ pub fn decode_response_with_options<M: ApiMessage>(
 /// is sized before it is written. A `Vec<u8>` is written in place and truncated back on
 /// error; any other buffer gets the frame through [`crate::put_staged`]. The one place frames
 /// are assembled: for these functions, the frames of `kafka_wire_messages` and the
-/// metadata-driven codec's [`dynamic::encode_frame_into`](crate::dynamic::encode_frame_into).
+/// metadata-driven codec's [`dynamic::encode_frame_into`] (feature `json`).
 ///
 /// A `BufferTooSmall` is reported in the `frame` part, a size above the int32 maximum as
 /// `LengthTooLarge` in the `size` part; `contents` names its own parts (`header`, `body`).
+#[cfg_attr(
+    feature = "json",
+    doc = "",
+    doc = "[`dynamic::encode_frame_into`]: crate::dynamic::encode_frame_into"
+)]
+#[cfg_attr(
+    not(feature = "json"),
+    doc = "",
+    doc = "[`dynamic::encode_frame_into`]: crate#features"
+)]
 pub fn put_frame<B: crate::EncodeBuf + ?Sized>(
     buf: &mut B,
     contents: impl FnOnce(&mut Vec<u8>) -> Result<(), EncodeError>,

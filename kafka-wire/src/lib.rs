@@ -4,6 +4,38 @@
 //! [`#[derive(KafkaMessage)]`](derive@KafkaMessage), and gets encode, decode and exact size at
 //! each of its versions, following the rules of Kafka's own Java generator.
 //!
+//! This crate is the runtime: primitives, framing ([`frame`]), headers, errors with byte
+//! offsets and field paths, Kafka's error codes ([`ErrorCode`]), and, behind features, the
+//! tokio codecs, record batches and a metadata-driven codec. Kafka's own APIs (every request
+//! and response, every version, with request/response dispatch and the answering side) are in
+//! the `kafkawire-messages` crate (`kafka_wire_messages`).
+//!
+//! # Features
+//!
+//! | feature | what |
+//! |---|---|
+//! | `tokio` | `codec`: `FrameCodec`, and the typed codecs `typed::ServerCodec` (a broker's side) and `typed::ClientCodec` (a client's) |
+//! | `records` | `records`: read and build record batches, set a stored batch's offsets and leader epoch in place |
+//! | `gzip`, `snappy`, `lz4`, `zstd` | each compression codec of record batches (each turns on `records`) |
+//! | `json` | `dynamic` and `json`: a codec driven by the metadata alone, dumps, Kafka-style JSON |
+//!
+//! None is on by default. What each kind of program needs:
+//!
+//! - **a client**: `tokio` (or the blocking `frame::read_frame`/`write_request`), `records`
+//!   and the codecs it produces or may fetch; `kafkawire-messages` with `client` (or
+//!   `producer`, `consumer`, `admin`).
+//! - **a broker** (or a test double of one): `tokio`, `records` and all four codecs (clients
+//!   send batches in any of them); `kafkawire-messages` with the areas it serves, and its
+//!   `answer` module (ApiVersions, error responses).
+//! - **a proxy**: `tokio`; `kafkawire-messages`'s `AnyRequest`/`AnyResponse` forward APIs it
+//!   does not decode byte for byte; `records` and the codecs only to look inside batches,
+//!   `json` to log frames as Kafka-style JSON.
+//!
+//! docs.rs documents every feature; a local `cargo doc` documents the default (none): add
+//! `--all-features` (or the features you use) to see the rest.
+//!
+//! # Declaring a message
+//!
 //! ```
 //! use kafka_wire::Bytes;
 //! use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
@@ -63,6 +95,7 @@ pub mod correlation;
 #[cfg(feature = "json")]
 pub mod dynamic;
 mod error;
+mod error_code;
 mod field;
 mod fixed_array;
 pub mod frame;
@@ -92,6 +125,7 @@ pub use bytes::{self, Bytes};
 pub use error::{
     DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldPath, PathSegment,
 };
+pub use error_code::ErrorCode;
 pub use field::{Cx, Field, NullableField, MAX_STRING_LEN};
 pub use fixed_array::{FixedArray, FixedArrayIter, FixedWidth};
 pub use frame::{DecodeOptions, DecodedFrame};

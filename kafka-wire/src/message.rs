@@ -492,6 +492,18 @@ pub trait ApiMessage: KafkaMessage {
     /// Request or response.
     const KIND: ApiKind;
 
+    /// Sets every top-level error code of this response that `version` has (its `int16`
+    /// fields Kafka names `…ErrorCode`) to `error`, and returns how many it set: what an error
+    /// response needs beyond the defaults. Requests (and responses without one) set none.
+    ///
+    /// Nested error codes (per topic, per partition) are not touched: which entries an error
+    /// response lists depends on the request (see `RequestFrame::error_response` in
+    /// `kafka_wire_messages`).
+    fn set_error_code(&mut self, version: Version, error: crate::ErrorCode) -> usize {
+        let _ = (version, error);
+        0
+    }
+
     /// The header version that goes with `version` of this message (Java's `ApiMessageType.requestHeaderVersion`).
     fn header_version(version: Version) -> Version {
         match Self::KIND {

@@ -6,7 +6,7 @@ pub use crate::field::{discard_struct, Cx, Field, NullableField, Sealed, VecBuf}
 pub use crate::message::{ApiMessage, KafkaMessage};
 pub use crate::meta::{ApiKind, ApiMeta, DefaultValue, FieldMeta, KafkaType, StructMeta};
 pub use crate::types::{Str, UnknownTaggedFields, Uuid};
-pub use crate::{Reader, Version, VersionRange};
+pub use crate::{ErrorCode, Reader, Version, VersionRange};
 pub use bytes::BufMut;
 pub use core::convert::From;
 pub use core::default::Default;

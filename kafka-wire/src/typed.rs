@@ -10,17 +10,33 @@
 //!   API key and version of every request in flight by correlation id, so each response is
 //!   decoded without the caller tracking them.
 //!
-//! Both split the stream with [`FrameCodec`](crate::codec::FrameCodec), so the size prefix is
-//! checked against the maximum frame size before a frame is buffered. A tokio program needs
-//! two crates besides this one: `tokio` (sockets and runtime) and `futures-util` (the
-//! `SinkExt`/`StreamExt` methods of [`Framed`](crate::codec::Framed)); `tokio_util` is
-//! re-exported as [`codec`](crate::codec).
+//! Both split the stream with [`FrameCodec`], so the size prefix is checked against the
+//! maximum frame size before a frame is buffered. A tokio program needs two crates besides
+//! this one: `tokio` (sockets and runtime) and `futures-util` (the `SinkExt`/`StreamExt`
+//! methods of [`Framed`]); `tokio_util` is re-exported as [`codec`]. The codecs need the
+//! `tokio` feature.
 //!
 //! A codec built with [`DecodeOptions::allow_trailing_bytes`] accepts bytes after a body, as
 //! Java's clients and brokers do. To learn how many each frame carried, carry
 //! [`DecodedFrame`]s: `ClientCodec<RequestFrame, DecodedFrame<ResponseFrame>>` yields each
 //! response with its `trailing_bytes` (and `ServerCodec<DecodedFrame<RequestFrame>, _>` each
 //! request).
+#![cfg_attr(
+    feature = "tokio",
+    doc = "",
+    doc = "[`FrameCodec`]: crate::codec::FrameCodec",
+    doc = "[`Framed`]: crate::codec::Framed",
+    doc = "[`codec`]: crate::codec"
+)]
+#![cfg_attr(
+    not(feature = "tokio"),
+    doc = "",
+    doc = "[`ServerCodec`]: crate#features",
+    doc = "[`ClientCodec`]: crate#features",
+    doc = "[`FrameCodec`]: crate#features",
+    doc = "[`Framed`]: crate#features",
+    doc = "[`codec`]: crate#features"
+)]
 
 use bytes::{Bytes, BytesMut};
 
@@ -94,6 +110,68 @@ impl<T: TypedResponse> TypedResponse for DecodedFrame<T> {
         let d = T::decode_frame(frame, api_key, version, options)?;
         let n = d.trailing_bytes;
         Ok(DecodedFrame::new(d, n))
+    }
+    fn encode_frame(&self, buf: &mut BytesMut) -> Result<(), EncodeError> {
+        self.frame.encode_frame(buf)
+    }
+    fn correlation_id(&self) -> i32 {
+        self.frame.correlation_id()
+    }
+}
+
+/// A decoded frame with the bytes it was decoded from (size prefix included; shared with
+/// the codec's read buffer, not copied): what a broker logging requests, or a proxy
+/// forwarding them unchanged, needs beside the decoded value. `ServerCodec<WithBytes<RequestFrame>, _>`
+/// yields each request with its bytes, `ClientCodec<_, WithBytes<ResponseFrame>>` each
+/// response. Encoding one writes the decoded frame (re-encoded), not the kept bytes: to send
+/// those, give the codec the `Bytes`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WithBytes<T> {
+    /// The decoded frame.
+    pub frame: T,
+    /// The whole frame as received, size prefix included.
+    pub bytes: Bytes,
+}
+
+impl<T: TypedRequest> TypedRequest for WithBytes<T> {
+    fn decode_frame(
+        frame: &Bytes,
+        options: &DecodeOptions,
+    ) -> Result<DecodedFrame<Self>, DecodeError> {
+        let d = T::decode_frame(frame, options)?;
+        let n = d.trailing_bytes;
+        Ok(DecodedFrame::new(
+            WithBytes {
+                frame: d.frame,
+                bytes: frame.clone(),
+            },
+            n,
+        ))
+    }
+    fn encode_frame(&self, buf: &mut BytesMut) -> Result<(), EncodeError> {
+        self.frame.encode_frame(buf)
+    }
+    fn request_header(&self) -> &RequestHeader {
+        self.frame.request_header()
+    }
+}
+
+impl<T: TypedResponse> TypedResponse for WithBytes<T> {
+    fn decode_frame(
+        frame: &Bytes,
+        api_key: i16,
+        version: Version,
+        options: &DecodeOptions,
+    ) -> Result<DecodedFrame<Self>, DecodeError> {
+        let d = T::decode_frame(frame, api_key, version, options)?;
+        let n = d.trailing_bytes;
+        Ok(DecodedFrame::new(
+            WithBytes {
+                frame: d.frame,
+                bytes: frame.clone(),
+            },
+            n,
+        ))
     }
     fn encode_frame(&self, buf: &mut BytesMut) -> Result<(), EncodeError> {
         self.frame.encode_frame(buf)

@@ -16,8 +16,9 @@
 use std::collections::HashMap;
 use std::io::{self, Write};
 
-use kafka_wire::dynamic::{Node, Sink};
-use kafka_wire::ApiKind;
+use kafka_wire::dynamic::{self, Node, Sink};
+use kafka_wire::{ApiKind, Bytes, ErrorCode, KafkaMessage, KafkaType, Reader, StructMeta};
+use kafka_wire_messages::{ConsumerProtocolAssignment, ConsumerProtocolSubscription};
 
 /// The longest description shown (longer ones end in `...`).
 const ABOUT_MAX: usize = 75;
@@ -151,6 +152,10 @@ pub struct Dump<'w> {
     kind: ApiKind,
     stack: Vec<Open>,
     pass: Pass<'w>,
+    /// The whole frame, to read the consumer protocol's payloads inside `bytes` fields.
+    frame: Bytes,
+    /// The last `ProtocolType` read (`None`: none yet, as in older responses).
+    protocol_type: Option<String>,
 }
 
 impl<'w> Dump<'w> {
@@ -163,7 +168,17 @@ impl<'w> Dump<'w> {
                 out: Measured::default(),
                 seen: HashMap::new(),
             },
+            frame: Bytes::new(),
+            protocol_type: None,
         }
+    }
+
+    /// The frame being dumped (both passes), so that JoinGroup's protocol metadata and
+    /// SyncGroup's assignments show as the consumer protocol's structs when they decode as
+    /// such and the group's protocol type is `consumer` (or not given).
+    pub fn with_frame(mut self, frame: &Bytes) -> Self {
+        self.frame = frame.clone();
+        self
     }
 
     /// The printing pass, after `measure`'s pass over the same frame.
@@ -174,6 +189,8 @@ impl<'w> Dump<'w> {
         };
         Dump {
             kind: measure.kind,
+            frame: measure.frame,
+            protocol_type: None,
             stack: Vec::new(),
             pass: Pass::Print {
                 measured,
@@ -196,6 +213,22 @@ impl<'w> Dump<'w> {
     /// Names and describes the header's nodes as the object trees do (snake_case names, the
     /// client id as `nullable_string`, the API's name after its key).
     fn decorate(&mut self, n: &mut Node) {
+        // Error codes (every int16 field Kafka names `…ErrorCode`) other than 0 (none) get
+        // Java's name beside the number: `3 (UNKNOWN_TOPIC_OR_PARTITION)`.
+        if let Some(f) = n.field {
+            if f.ty == KafkaType::Int16 && f.name.ends_with("ErrorCode") {
+                if let Some(name) = n
+                    .value
+                    .parse::<i16>()
+                    .ok()
+                    .map(ErrorCode)
+                    .filter(|e| e.is_error())
+                    .and_then(ErrorCode::name)
+                {
+                    n.value = format!("{} ({name})", n.value);
+                }
+            }
+        }
         let depth = self.stack.len();
         let parent = self.stack.last().map(|o| o.node.name.as_str());
         let api_name = self.stack.first().and_then(|r| {
@@ -361,6 +394,7 @@ impl Sink for Dump<'_> {
     }
 
     fn close(&mut self, end: usize) {
+        self.consumer_protocol(end);
         let Some(mut top) = self.stack.pop() else {
             return;
         };
@@ -417,6 +451,137 @@ impl Sink for Dump<'_> {
 
     fn records(&mut self, at: usize, data: &bytes::Bytes) {
         kwire::records::dump(self, at, data);
+    }
+}
+
+impl Dump<'_> {
+    /// Before the innermost node closes at `end`: a group protocol's `ProtocolType` is
+    /// remembered; JoinGroup's `Metadata` and SyncGroup's `Assignment` bytes get the consumer
+    /// protocol's version and struct as children when they decode as one, whole.
+    fn consumer_protocol(&mut self, end: usize) {
+        let Some(top) = self.stack.last() else {
+            return;
+        };
+        let Some(f) = top.node.field else {
+            return;
+        };
+        if f.name == "ProtocolType" {
+            // Shown as `"consumer" (…)`, or `null`.
+            self.protocol_type = top
+                .node
+                .value
+                .strip_prefix('"')
+                .and_then(|v| v.split('"').next())
+                .map(str::to_owned);
+            return;
+        }
+        let api = self
+            .stack
+            .first()
+            .map(|o| o.node.name.as_str())
+            .unwrap_or("");
+        let meta: &'static StructMeta = match (f.name, api) {
+            ("Metadata", "JoinGroupRequest" | "JoinGroupResponse") => {
+                ConsumerProtocolSubscription::META
+            }
+            ("Assignment", "SyncGroupRequest" | "SyncGroupResponse") => {
+                ConsumerProtocolAssignment::META
+            }
+            _ => return,
+        };
+        if f.ty != KafkaType::Bytes
+            || self
+                .protocol_type
+                .as_deref()
+                .is_some_and(|p| p != "consumer")
+        {
+            return;
+        }
+        let Some(value) = value_start(&self.frame, top.node.offset, end) else {
+            return;
+        };
+        let body = self.frame.slice(value..end);
+        let Some((version, _)) = payload_version(&body, meta) else {
+            return;
+        };
+        // The struct, after its int16 version, with offsets in the frame.
+        let mut v = Node::new("Version", "int16", value);
+        v.value = version.to_string();
+        v.about = "the consumer protocol's version (the payload is version-prefixed)".to_owned();
+        self.open(v);
+        self.close(value + 2);
+        let mut n = Node::new(meta.name, "struct", value + 2);
+        n.about = format!("the consumer protocol's {}, version {version}", meta.name);
+        self.open(n);
+        let rest = body.slice(2..);
+        let mut r = Reader::new(&rest);
+        let _ = dynamic::walk_from(
+            meta,
+            &mut r,
+            version,
+            Some(&mut Shift {
+                inner: self,
+                by: value + 2,
+            }),
+        );
+        self.close(end);
+    }
+}
+
+/// Where the value of a `bytes` field spanning `offset..end` of `frame` starts: after an
+/// int32 length (classic) or a uvarint length + 1 (compact) that says exactly the rest.
+fn value_start(frame: &Bytes, offset: usize, end: usize) -> Option<usize> {
+    let field = frame.get(offset..end)?;
+    let total = field.len();
+    if total >= 4
+        && i32::from_be_bytes([field[0], field[1], field[2], field[3]]) as i64 == total as i64 - 4
+    {
+        return Some(offset + 4);
+    }
+    let mut n: u64 = 0;
+    for (i, b) in field.iter().take(5).enumerate() {
+        n |= u64::from(b & 0x7f) << (7 * i);
+        if b & 0x80 == 0 {
+            return (n == (total - i) as u64).then_some(offset + i + 1);
+        }
+    }
+    None
+}
+
+/// The payload's version if it decodes whole as `meta` at it.
+fn payload_version(body: &Bytes, meta: &'static StructMeta) -> Option<(i16, ())> {
+    let version = i16::from_be_bytes([*body.first()?, *body.get(1)?]);
+    if !meta.versions.contains(version) {
+        return None;
+    }
+    let rest = body.slice(2..);
+    let mut r = Reader::new(&rest);
+    dynamic::walk_from(meta, &mut r, version, None).ok()?;
+    r.is_empty().then_some((version, ()))
+}
+
+/// A sink that moves every offset by `by` (a payload read from its own start).
+struct Shift<'a, 'w> {
+    inner: &'a mut Dump<'w>,
+    by: usize,
+}
+
+impl Sink for Shift<'_, '_> {
+    fn open(&mut self, mut node: Node) {
+        node.offset += self.by;
+        self.inner.open(node);
+    }
+    fn top(&mut self) -> Option<&mut Node> {
+        self.inner.top()
+    }
+    fn close(&mut self, end: usize) {
+        self.inner.close(end + self.by);
+    }
+    fn fail(&mut self, end: usize, error: String) {
+        if let Some(n) = self.inner.top() {
+            n.error = Some(error);
+        }
+        self.inner.close(end + self.by);
     }
 }
 

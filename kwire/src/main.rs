@@ -20,7 +20,7 @@ use std::process::ExitCode;
 
 use bytes::Bytes;
 use clap::{Parser, Subcommand, ValueEnum};
-use kafka_wire::dynamic::{self, BodySpec, Sink, WalkedFrame, WriteJsonError};
+use kafka_wire::dynamic::{self, BodySpec, Sink, StructValue, WalkedFrame, WriteJsonError};
 use kafka_wire::json::{frame_from_json, JsonError};
 use kafka_wire::{ApiKind, DecodeError, StructMeta, Version, VersionRange};
 use kafka_wire_messages::ApiKey;
@@ -39,14 +39,21 @@ struct Cli {
 enum Cmd {
     /// List the declared APIs: key, name, versions, flexible versions, header versions.
     Apis,
-    /// Print the smallest legal frame of an API as one line of hex.
+    /// Print an example frame of an API as one line of hex: every field the version has set
+    /// (numbers 0, strings empty, one element in every array), so that each shows in a dump;
+    /// with --minimal, the smallest frame instead (every field at its schema default: arrays
+    /// empty, null where the default is null, -1 where it is -1).
     Example {
-        /// The API key.
+        /// The API, by key or name (`1` or `Fetch`).
+        #[arg(value_parser = parse_api)]
         key: i16,
         /// The API version.
         version: Version,
         /// Request or response.
         kind: KindArg,
+        /// Every field at its default: the smallest frame.
+        #[arg(long)]
+        minimal: bool,
     },
     /// Print a frame as an object tree with offsets, sizes and field descriptions; record
     /// batches as subtrees. Streams: memory follows the nesting, not the frame (plus up to
@@ -121,8 +128,9 @@ struct Target {
     /// The frame is a response (needs --api and --version).
     #[arg(long)]
     response: bool,
-    /// The API key (required for a response; checked against a request's header).
-    #[arg(long)]
+    /// The API, by key or name (`1` or `Fetch`; required for a response; checked against a
+    /// request's header).
+    #[arg(long, value_parser = parse_api)]
     api: Option<i16>,
     /// The API version (required for a response; checked against a request's header).
     #[arg(long)]
@@ -149,6 +157,8 @@ struct Failure {
     message: String,
     offset: Option<usize>,
     path: Option<String>,
+    /// What the user may have meant, after the error.
+    hint: Option<String>,
 }
 
 impl Failure {
@@ -157,11 +167,16 @@ impl Failure {
             message: message.into(),
             offset: None,
             path: None,
+            hint: None,
         }
     }
 
     fn to_json(&self) -> Json {
-        json!({"error": self.message, "offset": self.offset, "path": self.path})
+        let mut j = json!({"error": self.message, "offset": self.offset, "path": self.path});
+        if let Some(h) = &self.hint {
+            j["hint"] = json!(h);
+        }
+        j
     }
 
     fn line(&self) -> String {
@@ -171,6 +186,9 @@ impl Failure {
         }
         if let Some(p) = self.path.as_deref().filter(|p| !p.is_empty()) {
             s.push_str(&format!(" in `{p}`"));
+        }
+        if let Some(h) = &self.hint {
+            s.push_str(&format!(" ({h})"));
         }
         s
     }
@@ -182,6 +200,7 @@ impl From<DecodeError> for Failure {
             message: e.kind().to_string(),
             offset: Some(e.offset()),
             path: Some(e.path().to_string()),
+            hint: None,
         }
     }
 }
@@ -192,6 +211,7 @@ impl From<JsonError> for Failure {
             message: e.message(),
             offset: None,
             path: Some(e.path()),
+            hint: None,
         }
     }
 }
@@ -322,9 +342,12 @@ fn main() -> ExitCode {
             out!("{}", apis_table());
             Ok(())
         }
-        Cmd::Example { key, version, kind } => {
-            example(key, version, kind.into()).map(|hex| outln!("{hex}"))
-        }
+        Cmd::Example {
+            key,
+            version,
+            kind,
+            minimal,
+        } => example(key, version, kind.into(), minimal).map(|hex| outln!("{hex}")),
         Cmd::Dump { target, hex } => return dump(target, &hex),
         Cmd::Decode { target, hex, .. } if hex == "-" => return batch(decode_line, target),
         Cmd::Decode { target, hex, .. } => {
@@ -448,6 +471,20 @@ fn table(rows: &[Vec<String>]) -> String {
 
 // ---- lookups ------------------------------------------------------------------------------
 
+/// An API key from its number or its name (`Fetch`, `fetch`, `ApiVersions`).
+fn parse_api(text: &str) -> Result<i16, String> {
+    if let Ok(key) = text.parse::<i16>() {
+        return Ok(key);
+    }
+    ApiKey::ALL
+        .iter()
+        .find(|k| k.name().eq_ignore_ascii_case(text))
+        .map(|k| k.key())
+        .ok_or_else(|| {
+            format!("{text:?} is neither an API key nor the name of one (see `kwire apis`)")
+        })
+}
+
 fn api(key: i16) -> Result<ApiKey, Failure> {
     ApiKey::from_i16(key).ok_or_else(|| {
         let known: Vec<String> = ApiKey::ALL.iter().map(|k| k.key().to_string()).collect();
@@ -465,7 +502,7 @@ fn body_meta(key: ApiKey, kind: ApiKind) -> &'static StructMeta {
     }
 }
 
-fn example(key: i16, version: Version, kind: ApiKind) -> Result<String, Failure> {
+fn example(key: i16, version: Version, kind: ApiKind, minimal: bool) -> Result<String, Failure> {
     let k = api(key)?;
     let meta = body_meta(k, kind);
     if !meta.versions.contains(version) {
@@ -474,11 +511,15 @@ fn example(key: i16, version: Version, kind: ApiKind) -> Result<String, Failure>
             meta.name, meta.versions
         )));
     }
-    let frame = dynamic::sample_frame(kind, key, meta, version);
+    let mut frame = dynamic::sample_frame(kind, key, meta, version);
+    if minimal {
+        frame.body = StructValue::default_of(meta);
+    }
     let bytes = dynamic::encode_frame(&frame).map_err(|e| Failure {
         message: e.kind().to_string(),
         offset: None,
         path: Some(e.path().to_string()),
+        hint: None,
     })?;
     Ok(hex_encode(&bytes))
 }
@@ -563,7 +604,14 @@ fn walk_frame(
         bytes,
         |key| ApiKey::from_i16(key).map(ApiKey::request_meta),
         sink,
-    )?;
+    )
+    .map_err(|e| {
+        let mut f = Failure::from(e);
+        if target.api.is_none() && target.version.is_none() {
+            f.hint = Some(response_hint(bytes));
+        }
+        f
+    })?;
     if let Some(k) = target.api.filter(|k| *k != frame.spec.api_key) {
         return Err(Failure::msg(format!(
             "the frame is api key {}, not {k}",
@@ -577,6 +625,43 @@ fn walk_frame(
         )));
     }
     Ok(frame)
+}
+
+/// What to say when a frame given as a request does not decode: a response does not carry
+/// its API or version, so it reads as a request whose header is the correlation id and the
+/// first body bytes. A small frame is tried as the response of every declared API and
+/// version, and the ones it decodes as are named.
+fn response_hint(bytes: &Bytes) -> String {
+    const TRY_UP_TO: usize = 64 * 1024;
+    let generic = "a response? give --response --api KEY --version V, as a response does not say its API or version";
+    if bytes.len() > TRY_UP_TO {
+        return generic.to_owned();
+    }
+    let mut fits = Vec::new();
+    for api in ApiKey::ALL {
+        let meta = api.response_meta();
+        for version in meta.versions.iter() {
+            let spec = BodySpec {
+                api_key: api.key(),
+                meta,
+                version,
+            };
+            if dynamic::walk_response_frame(bytes, spec, None).is_ok() {
+                fits.push(format!("--api {} --version {version}", api.name()));
+            }
+        }
+    }
+    match fits.len() {
+        0 => generic.to_owned(),
+        1..=4 => format!(
+            "it decodes as a response: --response {}",
+            fits.join(", or --response ")
+        ),
+        n => format!(
+            "{generic}; it decodes as the response of {n} API versions, e.g. {}",
+            fits[0]
+        ),
+    }
 }
 
 fn kind_of(target: Target) -> ApiKind {
@@ -639,9 +724,7 @@ fn decode_line(line: &str, _t: Target, out: &mut dyn Write) -> Result<bool, Fail
                     )))
                 }
             };
-            let key: i16 = key
-                .parse()
-                .map_err(|_| Failure::msg(format!("invalid api key {key:?}")))?;
+            let key: i16 = parse_api(key).map_err(Failure::msg)?;
             let version: Version = version
                 .parse()
                 .map_err(|_| Failure::msg(format!("invalid version {version:?}")))?;
@@ -675,6 +758,7 @@ fn encode_line(text: &str) -> Result<String, Failure> {
         message: e.kind().to_string(),
         offset: None,
         path: Some(e.path().to_string()),
+        hint: None,
     })?;
     Ok(hex_encode(&bytes))
 }
@@ -772,7 +856,7 @@ fn dump(target: Target, hex: &str) -> ExitCode {
         }
     };
     let kind = kind_of(target);
-    let mut measure = dump::Dump::measure(kind);
+    let mut measure = dump::Dump::measure(kind).with_frame(&bytes);
     // The first pass's result is the same as the second's.
     let _ = walk_frame(&bytes, target, Some(&mut measure));
     let color =

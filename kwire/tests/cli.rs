@@ -505,3 +505,126 @@ fn sample_frames_encode_like_the_typed_frames() {
     let typed = StructValue::sample(ApiKey::InitializeShareGroupState.request_meta(), 0);
     assert_eq!(f.body, typed);
 }
+
+#[test]
+fn dump_names_error_codes() {
+    // ApiVersions v0 response, correlation id 7: error 35, no APIs.
+    let o = kwire(
+        &[
+            "dump",
+            "--response",
+            "--api",
+            "18",
+            "--version",
+            "0",
+            "0000000a00000007002300000000",
+        ],
+        None,
+    );
+    let out = stdout(&o);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.contains("= 35 (UNSUPPORTED_VERSION)"), "{out}");
+    // A code Kafka does not define keeps its bare number.
+    let o = kwire(
+        &[
+            "dump",
+            "--response",
+            "--api",
+            "18",
+            "--version",
+            "0",
+            "0000000a00000007100000000000",
+        ],
+        None,
+    );
+    let out = stdout(&o);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.contains("= 4096 "), "{out}");
+}
+
+#[test]
+fn apis_by_name_minimal_examples_and_response_hints() {
+    // `--api` and `example` take a name as well as a number.
+    let by_key = kwire(&["example", "1", "4", "request"], None);
+    let by_name = kwire(&["example", "fetch", "4", "request"], None);
+    assert!(by_name.status.success(), "{}", stderr(&by_name));
+    assert_eq!(stdout(&by_key), stdout(&by_name));
+    let bad = kwire(&["example", "Fetchh", "4", "request"], None);
+    assert!(!bad.status.success());
+    assert!(stderr(&bad).contains("neither an API key nor the name"));
+
+    // --minimal: every field at its schema default (Fetch v4: replica id -1, max bytes
+    // 0x7fffffff from FetchRequest.json, no topics), the typed Default encoded.
+    let o = kwire(&["example", "Fetch", "4", "request", "--minimal"], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let hex = stdout(&o).trim().to_owned();
+    let frame = Bytes::from(
+        (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+            .collect::<Vec<u8>>(),
+    );
+    let decoded = kafka_wire_messages::RequestFrame::decode(&frame).unwrap();
+    let kafka_wire_messages::RequestBody::Fetch(body) = &decoded.body else {
+        panic!("not Fetch")
+    };
+    assert_eq!(*body, kafka_wire_messages::FetchRequest::default());
+    assert_eq!((body.replica_id, body.max_bytes), (-1, i32::MAX));
+
+    // A response given as a request: the error says how to read it.
+    let o = kwire(&["dump", "0000000a00000007002300000000"], None);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(err.contains("--response"), "{err}");
+    let o = kwire(
+        &[
+            "decode",
+            "--json",
+            "--response",
+            "--api",
+            "ApiVersions",
+            "--version",
+            "0",
+            "0000000a00000007002300000000",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("\"errorCode\":35"), "{}", stdout(&o));
+}
+
+#[test]
+fn dump_shows_the_consumer_protocol_inside_join_group() {
+    // JoinGroup v5 (header v1, client id "c"): group "g", timeouts 10000/30000, member id "",
+    // no instance id, protocol type "consumer", one protocol "range" whose metadata is
+    // ConsumerProtocolSubscription v0: version 0, topics ["t1"], user data null (-1).
+    const JOIN: &str = "00000041000b00050000000100016300016700002710000075300000ffff0008636f6e73756d657200000001000572616e67650000000e00000000000100027431ffffffff";
+    let o = kwire(&["dump", JOIN], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let tree = parse_tree(&out);
+    let names: Vec<&str> = tree.iter().map(|n| n.0.as_str()).collect();
+    let i = names
+        .iter()
+        .position(|n| *n == "Metadata")
+        .expect("Metadata");
+    assert_eq!(
+        &names[i + 1..],
+        [
+            "Version",
+            "ConsumerProtocolSubscription",
+            "Topics",
+            "length",
+            "string[0]",
+            "UserData"
+        ]
+    );
+    // Offsets are the frame's: the topic "t1" at byte 0x3d, 4 bytes.
+    assert_eq!(tree[i + 5].2, "\"t1\" (int16 len=2)");
+    assert_eq!((tree[i + 5].3, tree[i + 5].4), (0x3d, 4));
+    // Another protocol type: the bytes stay bytes.
+    let other = JOIN.replace("636f6e73756d6572", "636f6e6e6563745f");
+    let o = kwire(&["dump", &other], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stdout(&o).contains("ConsumerProtocolSubscription"));
+}

@@ -532,6 +532,32 @@ macro_rules! __apis_impl {
                 }
             }
 
+            /// The response failing this request with `error` at `version`, as Java's
+            /// `AbstractRequest.getErrorResponse` gives it: every field at its default, every
+            /// top-level error code `version` has set to `error`
+            /// ([`ApiMessage::set_error_code`](kafka_wire::ApiMessage::set_error_code)), the
+            /// other fields Java sets for some APIs (an unknown coordinator's `-1`, an
+            /// `error_message` null or Java's message), and for Produce, Fetch (below v13),
+            /// Metadata, ListOffsets, OffsetCommit and OffsetFetch the request's topics and
+            /// partitions, each with the error.
+            ///
+            /// `messages/tests/error_responses.rs` checks it byte for byte against Java's own
+            /// error responses: to the empty request of every API and version, and to a request
+            /// naming a topic and two partitions for the six APIs above. Other APIs whose
+            /// requests name entries (DescribeGroups, CreateTopics, ...) get the error at the
+            /// top level only, where their response has it: add the entries Java would list to
+            /// the body.
+            pub fn error_response(&self, version: $crate::__private::Version, error: $crate::__private::kafka_wire::ErrorCode) -> ResponseBody {
+                match self {
+                    $( RequestBody::$cv(request) => {
+                        let mut body = <$resp as $crate::__private::Default>::default();
+                        <$resp as $crate::__private::kafka_wire::ApiMessage>::set_error_code(&mut body, version, error);
+                        $crate::answer::java_error_fill(request, &mut body, version, error);
+                        ResponseBody::$cv(body)
+                    } )*
+                }
+            }
+
             /// Encodes into a new vector at `version`.
             pub fn to_vec(&self, version: $crate::__private::Version) -> Result<Vec<u8>, $crate::__private::EncodeError> {
                 // Written to the scratch vector, then copied: one allocation of the exact
@@ -597,6 +623,24 @@ macro_rules! __apis_impl {
             /// The body's API.
             pub fn api_key(&self) -> ApiKey {
                 self.body.api_key()
+            }
+
+            /// The response answering this request with `body`: its correlation id, its API and
+            /// version (the response header's version follows from them). Encoding it fails if
+            /// `body` is another API's.
+            pub fn respond(&self, body: impl Into<ResponseBody>) -> ResponseFrame {
+                ResponseFrame {
+                    header: $crate::__private::ResponseHeader::new(self.header.correlation_id),
+                    api_key: self.api_key(),
+                    version: self.version(),
+                    body: body.into(),
+                }
+            }
+
+            /// The response failing this request with `error`, at its version (see
+            /// [`RequestBody::error_response`]).
+            pub fn error_response(&self, error: $crate::__private::kafka_wire::ErrorCode) -> ResponseFrame {
+                self.respond(self.body.error_response(self.version(), error))
             }
 
             /// The API version (`header.request_api_version`).

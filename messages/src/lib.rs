@@ -13,7 +13,14 @@
 //! uses. Names that several APIs use (`PartitionData`, `TopicData`, …) are reached through
 //! the API's module; where Kafka gives a request's and a response's nested structs the same
 //! name but different fields, the Rust names carry the message name as a prefix
-//! (`vote::VoteRequestPartitionData`) and the Kafka name stays in the metadata.
+//! (`vote::VoteRequestPartitionData`) and the Kafka name stays in the metadata. The page of
+//! each struct the root does not re-export says so and gives its path.
+//!
+//! Each generated struct's page lists its valid and flexible versions, and each field's
+//! documentation its versions, nullable versions, tag, default and whether it is ignorable.
+//! The answering side (a broker's, or a test double's) is [`answer`] and
+//! [`RequestFrame::respond`] / [`RequestFrame::error_response`]; topics named by name or by
+//! id depending on the version are read and set with [`TopicRef`].
 //!
 //! The latest version of an API that Kafka marks unstable (`latestVersionUnstable`) is
 //! declared and decoded, and left out of what [`ApiKey::usable_versions`] offers unless asked.
@@ -39,6 +46,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod answer;
 mod dispatch;
 #[doc = include_str!("generated/features.md")]
 pub mod features {}
@@ -46,17 +54,20 @@ mod generated;
 pub mod known;
 pub mod negotiate;
 mod passthrough;
+mod topic;
 mod version_prefixed;
 
 pub use dispatch::{ApiKey, Listener, RequestBody, RequestFrame, ResponseBody, ResponseFrame};
 pub use generated::*;
 pub use passthrough::{AnyRequest, AnyResponse, Opaque};
+pub use topic::TopicRef;
 pub use version_prefixed::{decode_version_prefixed, encode_version_prefixed};
 
 /// What [`apis!`] expands to refers to, so that callers need no imports of their own.
 #[doc(hidden)]
 pub mod __private {
     pub use bytes::{BufMut, Bytes, BytesMut};
+    pub use core::default::Default;
     pub use core::fmt;
     pub use kafka_wire;
     pub use kafka_wire::frame::{self, DecodeOptions, DecodedFrame, DEFAULT_MAX_FRAME_SIZE};

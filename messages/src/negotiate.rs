@@ -36,12 +36,9 @@
 //! assert_eq!(versions.version(3), None); // the broker does not list it
 //! ```
 
-use kafka_wire::{Version, VersionRange};
+use kafka_wire::{ErrorCode, Version, VersionRange};
 
 use crate::ApiVersionsResponse;
-
-/// Kafka's `UNSUPPORTED_VERSION` error code.
-pub const UNSUPPORTED_VERSION: i16 = 35;
 
 /// The version to use for each API both sides support, by API key.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -120,7 +117,7 @@ pub fn api_versions_retry_version(
     response: &ApiVersionsResponse,
     ours: VersionRange,
 ) -> Option<Version> {
-    if response.error_code != UNSUPPORTED_VERSION {
+    if response.error_code != ErrorCode::UNSUPPORTED_VERSION {
         return None;
     }
     let broker_max = response
@@ -158,7 +155,7 @@ mod tests {
     fn retry_after_unsupported_version() {
         // A broker serving ApiVersions 0-2 answers a v3 request (error 35).
         let resp = ApiVersionsResponse {
-            error_code: UNSUPPORTED_VERSION,
+            error_code: ErrorCode::UNSUPPORTED_VERSION.code(),
             api_keys: vec![api(18, 0, 2)],
             ..Default::default()
         };
@@ -173,7 +170,7 @@ mod tests {
         );
         // No ApiVersions entry: v0.
         let bare = ApiVersionsResponse {
-            error_code: UNSUPPORTED_VERSION,
+            error_code: ErrorCode::UNSUPPORTED_VERSION.code(),
             ..Default::default()
         };
         assert_eq!(

@@ -7,7 +7,7 @@
 use kafka_wire::bytes::BytesMut;
 use kafka_wire::codec::{Decoder, Encoder};
 use kafka_wire::correlation::TrackError;
-use kafka_wire::typed::{ClientCodec, ServerCodec, StreamError};
+use kafka_wire::typed::{ClientCodec, ServerCodec, StreamError, WithBytes};
 use kafka_wire::DecodeErrorKind;
 use kafka_wire_messages::{
     ApiKey, ApiVersionsRequest, ApiVersionsResponse, RequestBody, RequestFrame, ResponseBody,
@@ -235,4 +235,32 @@ fn lenient_codecs_report_trailing_bytes_per_frame() {
     let got = server.decode(&mut buf).unwrap().unwrap().unwrap();
     assert_eq!(got.trailing_bytes, 1);
     assert_eq!(got.frame.header.correlation_id, 5);
+}
+
+#[test]
+fn with_bytes_keeps_each_frame_as_received() {
+    let mut codec = ServerCodec::<WithBytes<RequestFrame>, ResponseFrame>::new();
+    let mut buf = BytesMut::new();
+    buf.extend_from_slice(API_VERSIONS_V3_REQUEST);
+    buf.extend_from_slice(API_VERSIONS_V3_REQUEST);
+    for _ in 0..2 {
+        let got = codec.decode(&mut buf).unwrap().unwrap().unwrap();
+        assert_eq!(&got.bytes[..], API_VERSIONS_V3_REQUEST);
+        assert_eq!(got.frame.header.correlation_id, 5);
+        assert!(matches!(got.frame.body, RequestBody::ApiVersions(_)));
+    }
+    assert!(codec.decode(&mut buf).unwrap().is_none());
+
+    let mut client = ClientCodec::<RequestFrame, WithBytes<ResponseFrame>>::new();
+    let mut out = BytesMut::new();
+    client
+        .encode(
+            RequestFrame::new(1, Some("c".into()), 3, ApiVersionsRequest::default()),
+            &mut out,
+        )
+        .unwrap();
+    let mut buf = BytesMut::from(V0_ANSWER);
+    let got = client.decode(&mut buf).unwrap().unwrap().unwrap();
+    assert_eq!(&got.bytes[..], V0_ANSWER);
+    assert_eq!(got.frame.version, 0);
 }

@@ -14,6 +14,16 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Map, Value};
 
+pub mod errors;
+
+/// The runtime's generated error table ([`errors::ERRORS_RS`]) from the error data file under
+/// `root`, formatted with rustfmt.
+pub fn generate_error_table(root: &Path) -> Result<String, Error> {
+    let path = root.join(errors::ERRORS_JSON);
+    let json = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    rustfmt(&errors::error_table_source(&json)?).map_err(|e| format!("{}: {e}", errors::ERRORS_RS))
+}
+
 /// The command that regenerates the checked-in files.
 pub const REGENERATE: &str = "cargo run -p xtask -- codegen";
 
@@ -572,13 +582,27 @@ pub fn generate_unformatted(schemas: &[Schema]) -> Result<Output, Error> {
     check_area_tables(&api_names, &data_names)?;
 
     let mut out = Output::new();
-    // Rust names of every module's structs, for the crate root's re-exports.
+    // Rust names of every module's structs, for the crate root's re-exports; then the
+    // modules again, each nested struct the root does not re-export saying so.
     let mut exports: BTreeMap<String, Vec<(String, bool)>> = BTreeMap::new();
     for m in &modules {
-        let (text, names) = module_source(m)?;
+        let (_, names) = module_source(m, &BTreeSet::new())?;
         for (n, top) in names {
             exports.entry(n).or_default().push((m.name.clone(), top));
         }
+    }
+    let not_at_root: BTreeSet<(String, String)> = exports
+        .iter()
+        .flat_map(|(name, owners)| {
+            let root = root_module(owners);
+            owners
+                .iter()
+                .filter(move |(m, _)| Some(m) != root)
+                .map(move |(m, _)| (m.clone(), name.clone()))
+        })
+        .collect();
+    for m in &modules {
+        let (text, _) = module_source(m, &not_at_root)?;
         out.insert(format!("{}.rs", m.name), text);
     }
     out.insert("mod.rs".into(), mod_source(&modules, &exports, &left_out)?);
@@ -1210,7 +1234,10 @@ const HEADER: &str =
 
 /// The source of one module, and the Rust names it declares (with whether each is a
 /// top-level message).
-fn module_source(m: &Module) -> Result<(String, Vec<(String, bool)>), Error> {
+fn module_source(
+    m: &Module,
+    not_at_root: &BTreeSet<(String, String)>,
+) -> Result<(String, Vec<(String, bool)>), Error> {
     let mut src = String::new();
     src.push_str(HEADER);
     module_doc(m, &mut src);
@@ -1305,7 +1332,11 @@ fn module_source(m: &Module) -> Result<(String, Vec<(String, bool)>), Error> {
             ),
             None => format!("Kafka's `{}`.", s.file),
         };
-        let mut doc = vec![doc];
+        let mut doc = vec![
+            doc,
+            String::new(),
+            format!("Versions {}; flexible {flexible}.", s.valid_versions),
+        ];
         if s.latest_version_unstable {
             doc.push(String::new());
             doc.push(format!(
@@ -1320,6 +1351,7 @@ fn module_source(m: &Module) -> Result<(String, Vec<(String, bool)>), Error> {
             &attrs,
             &s.name,
             &s.fields,
+            &s.valid_versions,
             flexible,
             |t| lookup(&rust_names, &s.name, t),
         );
@@ -1343,7 +1375,7 @@ fn module_source(m: &Module) -> Result<(String, Vec<(String, bool)>), Error> {
             attrs.push("outline".into());
         }
         let mut doc = vec![format!(
-            "{}{}, versions {}.",
+            "{}{}, versions {} (flexible {}).",
             capitalize(&d.origin),
             if shared {
                 format!(
@@ -1353,13 +1385,21 @@ fn module_source(m: &Module) -> Result<(String, Vec<(String, bool)>), Error> {
             } else {
                 String::new()
             },
-            d.versions
+            d.versions,
+            s.flexible_versions
         )];
         if let Some(about) = about_of(s, &d.kafka_name) {
             if !about.is_empty() {
                 doc.push(String::new());
                 doc.push(about);
             }
+        }
+        if not_at_root.contains(&(m.name.clone(), rust.clone())) {
+            doc.push(String::new());
+            doc.push(format!(
+                "Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::{}::{rust}`.",
+                m.name
+            ));
         }
         write_struct(
             &mut body,
@@ -1368,6 +1408,7 @@ fn module_source(m: &Module) -> Result<(String, Vec<(String, bool)>), Error> {
             &attrs,
             &rust,
             &d.fields,
+            &d.versions,
             &s.flexible_versions,
             |t| lookup(&rust_names, &d.message, t),
         );
@@ -1489,6 +1530,7 @@ fn write_struct(
     attrs: &[String],
     rust_name: &str,
     fields: &[Field],
+    versions: &str,
     flexible: &str,
     resolve: impl Fn(&str) -> String,
 ) {
@@ -1500,6 +1542,8 @@ fn write_struct(
     let _ = writeln!(out, "pub struct {rust_name} {{");
     for f in fields {
         write_doc(out, "    ", &f.about);
+        out.push_str("    ///\n");
+        write_doc(out, "    ", &field_versions_doc(f, versions));
         let mut a = Vec::new();
         if let Some(v) = &f.versions {
             a.push(format!("versions = {v:?}"));
@@ -1546,6 +1590,119 @@ fn write_struct(
         out.push_str("    pub unknown_tagged_fields: UnknownTaggedFields,\n");
     }
     out.push_str("}\n\n");
+    topic_accessors(out, rust_name, fields);
+}
+
+/// For a struct naming a topic by name in some versions and by id in others (Kafka's
+/// `entityType: topicName` field and a `TopicId` uuid), `topic_ref` and `set_topic_ref`, which pick
+/// the field the version has.
+fn topic_accessors(out: &mut String, rust_name: &str, fields: &[Field]) {
+    let name = fields
+        .iter()
+        .find(|f| f.entity_type.as_deref() == Some("topicName") && !element(&f.ty).1);
+    let id = fields
+        .iter()
+        .find(|f| f.name == "TopicId" && f.ty == "uuid");
+    let (Some(name), Some(id)) = (name, id) else {
+        return;
+    };
+    let versions = |f: &Field| {
+        f.versions
+            .clone()
+            .or_else(|| f.tagged_versions.clone())
+            .unwrap_or_else(|| "none".into())
+    };
+    let (nv, iv) = (versions(name), versions(id));
+    let (Ok(nr), Ok(ir)) = (range_expr(&nv), range_expr(&iv)) else {
+        return;
+    };
+    let (nr, ir) = (
+        nr.replace("$crate::", "crate::"),
+        ir.replace("$crate::", "crate::"),
+    );
+    let (n, i) = (field_ident(&name.name), field_ident(&id.name));
+    let (get, set) = if name.nullable_versions.is_some() {
+        (
+            format!("self.{n}.as_ref()"),
+            format!("self.{n} = Some(name.clone());"),
+        )
+    } else {
+        (
+            format!("Some(&self.{n})"),
+            format!("self.{n} = name.clone();"),
+        )
+    };
+    let _ = writeln!(
+        out,
+        "impl {rust_name} {{\n\
+         /// The topic as `version` names it: by `{i}` (versions {iv}) when the version has it and it is set, else by `{n}` (versions {nv}).\n\
+         pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {{\n\
+         crate::TopicRef::pick(version, {nr}, {get}, {ir}, self.{i})\n}}\n\n\
+         /// Names the topic as `version` does: sets `{n}` where the version has it (versions {nv}) and `{i}` where it has it (versions {iv}).\n\
+         pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {{\n\
+         if {nr}.contains(version) {{ {set} }}\n\
+         if {ir}.contains(version) {{ self.{i} = id; }}\n}}\n}}\n"
+    );
+}
+
+/// The bounds of a version range of the schemas (`"3+"`, `"1-4"`, `"2"`); `None` for `"none"`.
+fn bounds(range: &str) -> Option<(i32, i32)> {
+    if let Some(lo) = range.strip_suffix('+') {
+        return Some((lo.parse().ok()?, i32::from(i16::MAX)));
+    }
+    match range.split_once('-') {
+        Some((lo, hi)) => Some((lo.parse().ok()?, hi.parse().ok()?)),
+        None => range.parse().ok().map(|v| (v, v)),
+    }
+}
+
+/// A field's second doc paragraph: what its attributes say, from the same schema data (so
+/// the two cannot disagree): `Versions 0-12; ignorable; entity type topicName.`. The derive
+/// takes only the first paragraph as the field's `about`.
+fn field_versions_doc(f: &Field, struct_versions: &str) -> String {
+    let versions = f
+        .versions
+        .as_deref()
+        .or(f.tagged_versions.as_deref())
+        .unwrap_or("none");
+    let mut parts = vec![format!("Versions {versions}")];
+    if let Some(n) = &f.nullable_versions {
+        parts.push(format!("nullable {n}"));
+    }
+    if let Some(t) = f.tag {
+        parts.push(format!(
+            "tag {t}, tagged {}",
+            f.tagged_versions.as_deref().unwrap_or(versions)
+        ));
+    }
+    if let Some(v) = &f.flexible_versions {
+        parts.push(format!("flexible {v}"));
+    }
+    if let Some(d) = &f.default {
+        parts.push(if d.is_empty() {
+            "default \"\"".to_owned()
+        } else {
+            format!("default {d}")
+        });
+    }
+    // Ignorability only matters where the field is absent from some version of its struct:
+    // there a value other than the default is dropped (ignorable) or fails to encode.
+    let everywhere = match (bounds(versions), bounds(struct_versions)) {
+        (Some((flo, fhi)), Some((slo, shi))) => flo <= slo && fhi >= shi,
+        _ => false,
+    };
+    if f.ignorable {
+        parts.push("ignorable".into());
+    } else if !everywhere && f.tag.is_none() {
+        parts.push("not ignorable".into());
+    }
+    if f.map_key {
+        parts.push("map key".into());
+    }
+    if let Some(e) = &f.entity_type {
+        parts.push(format!("entity type {e}"));
+    }
+    format!("{}.", parts.join("; "))
 }
 
 /// A doc comment line; an empty `about` still gets a (blank) doc line, so every item is
@@ -1608,6 +1765,20 @@ fn module_doc(m: &Module, src: &mut String) {
     );
 }
 
+/// The module whose struct of a name the crate root re-exports (`owners`: every module
+/// declaring one, with whether it is a top-level message): the only one, or among several
+/// the module that exported it before every API was declared; `None` otherwise.
+fn root_module(owners: &[(String, bool)]) -> Option<&String> {
+    if owners.len() == 1 {
+        Some(&owners[0].0)
+    } else {
+        owners
+            .iter()
+            .find(|(m, _)| LEGACY_MODULES.contains(&m.as_str()))
+            .map(|(m, _)| m)
+    }
+}
+
 fn mod_source(
     modules: &[Module],
     exports: &BTreeMap<String, Vec<(String, bool)>>,
@@ -1645,15 +1816,7 @@ fn mod_source(
     src.push('\n');
     let mut per_module: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for (name, owners) in exports {
-        let chosen = if owners.len() == 1 {
-            Some(&owners[0].0)
-        } else {
-            owners
-                .iter()
-                .find(|(m, _)| LEGACY_MODULES.contains(&m.as_str()))
-                .map(|(m, _)| m)
-        };
-        if let Some(m) = chosen {
+        if let Some(m) = root_module(owners) {
             per_module
                 .entry(m.as_str())
                 .or_default()

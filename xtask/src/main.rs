@@ -1,5 +1,6 @@
 //! `cargo run -p xtask -- codegen`: regenerates `messages/src/generated/` and the features
-//! section of `messages/Cargo.toml` from `schemas/kafka/`.
+//! section of `messages/Cargo.toml` from `schemas/kafka/`, and the runtime's error table
+//! (`kafka-wire/src/error_code/table.rs`) from `schemas/kafka-errors-4.4.0.json`.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -30,6 +31,12 @@ fn codegen() -> Result<usize, String> {
         if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
             std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
         }
+    }
+    // The runtime's error table.
+    let table = xtask::generate_error_table(&root)?;
+    let path = root.join(xtask::errors::ERRORS_RS);
+    if std::fs::read_to_string(&path).ok().as_deref() != Some(table.as_str()) {
+        std::fs::write(&path, table).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     // The messages crate's features, one per area.
     let manifest = root.join(xtask::CARGO_TOML);

@@ -1,6 +1,6 @@
 //! The checked-in generated declarations, and the messages crate's features section, are what
 //! the generator makes of the checked-in schemas: regenerated in memory and compared file by
-//! file.
+//! file; so is the runtime's error table, from the error data file.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -27,6 +27,10 @@ fn generated_files_are_fresh() {
         Ok(_) => stale.push(format!("the features of {} differ", xtask::CARGO_TOML)),
         Err(e) => stale.push(e),
     }
+    let table = xtask::generate_error_table(&root).unwrap();
+    if std::fs::read_to_string(root.join(xtask::errors::ERRORS_RS)).ok() != Some(table) {
+        stale.push(format!("{} differs", xtask::errors::ERRORS_RS));
+    }
     for name in on_disk {
         if !fresh.contains_key(&name) {
             stale.push(format!("{name} is not generated any more"));
@@ -34,8 +38,7 @@ fn generated_files_are_fresh() {
     }
     assert!(
         stale.is_empty(),
-        "{} is out of date ({}); regenerate with `{}`",
-        xtask::OUT_DIR,
+        "generated files are out of date ({}); regenerate with `{}`",
         stale.join(", "),
         xtask::REGENERATE
     );

@@ -20,9 +20,9 @@ pub const TXN_COORDINATOR: i32 = 2;
 pub const GROUP_COORDINATOR: i32 = 3;
 
 /// Kafka error codes seen here.
-pub const NONE: i16 = 0;
-pub const UNKNOWN_TOPIC_OR_PARTITION: i16 = 3;
-pub const INVALID_PRODUCER_EPOCH: i16 = 47;
+pub const NONE: i16 = kafka_wire::ErrorCode::NONE.0;
+pub const UNKNOWN_TOPIC_OR_PARTITION: i16 = kafka_wire::ErrorCode::UNKNOWN_TOPIC_OR_PARTITION.0;
+pub const INVALID_PRODUCER_EPOCH: i16 = kafka_wire::ErrorCode::INVALID_PRODUCER_EPOCH.0;
 
 /// What the transaction went through.
 pub struct TxnRun {

@@ -38,6 +38,7 @@ mod compression;
 mod control;
 mod error;
 mod fused;
+mod header_mut;
 mod read;
 mod write;
 
@@ -49,6 +50,7 @@ pub use control::{
     VotersRecordEndpoint, VotersRecordKRaftVersionFeature, VotersRecordVoter,
 };
 pub use error::{RecordsError, RecordsErrorKind};
+pub use header_mut::{assign_offsets, BatchHeaderMut};
 pub use read::{
     Batch, BatchRecords, Batches, Header, HeaderIter, Headers, Record, RecordIter, TruncatedBatch,
 };

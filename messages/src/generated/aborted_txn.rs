@@ -13,19 +13,29 @@
 use kafka_wire::KafkaMessage;
 
 /// Kafka's `AbortedTxn.json`.
+///
+/// Versions 0; flexible none.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0", flexible = "none", outline)]
 pub struct AbortedTxn {
     /// The producer id associated with the aborted transaction
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub producer_id: i64,
     /// The first offset in the aborted transaction
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub first_offset: i64,
     /// The last offset in the aborted transaction
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub last_offset: i64,
     /// The last stable offset at the time the transaction was aborted
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub last_stable_offset: i64,
 }

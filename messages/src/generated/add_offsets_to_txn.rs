@@ -13,19 +13,29 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The AddOffsetsToTxn request (API key 25): Kafka's `AddOffsetsToTxnRequest.json`.
+///
+/// Versions 0-4; flexible 3+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 25, request, versions = "0-4", flexible = "3+")]
 pub struct AddOffsetsToTxnRequest {
     /// The transactional id corresponding to the transaction.
+    ///
+    /// Versions 0+; entity type transactionalId.
     #[kafka(versions = "0+", entity_type = "transactionalId")]
     pub transactional_id: Str,
     /// Current producer id in use by the transactional id.
+    ///
+    /// Versions 0+; entity type producerId.
     #[kafka(versions = "0+", entity_type = "producerId")]
     pub producer_id: i64,
     /// Current epoch associated with the producer id.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub producer_epoch: i16,
     /// The unique group identifier.
+    ///
+    /// Versions 0+; entity type groupId.
     #[kafka(versions = "0+", entity_type = "groupId")]
     pub group_id: Str,
     /// Tagged fields this struct does not declare.
@@ -33,13 +43,19 @@ pub struct AddOffsetsToTxnRequest {
 }
 
 /// The AddOffsetsToTxn response (API key 25): Kafka's `AddOffsetsToTxnResponse.json`.
+///
+/// Versions 0-4; flexible 3+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 25, response, versions = "0-4", flexible = "3+")]
 pub struct AddOffsetsToTxnResponse {
     /// Duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The response error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// Tagged fields this struct does not declare.

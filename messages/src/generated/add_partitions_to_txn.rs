@@ -13,22 +13,34 @@
 use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The AddPartitionsToTxn request (API key 24): Kafka's `AddPartitionsToTxnRequest.json`.
+///
+/// Versions 0-5; flexible 3+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 24, request, versions = "0-5", flexible = "3+")]
 pub struct AddPartitionsToTxnRequest {
     /// List of transactions to add partitions to.
+    ///
+    /// Versions 4+; not ignorable.
     #[kafka(versions = "4+")]
     pub transactions: Vec<AddPartitionsToTxnTransaction>,
     /// The transactional id corresponding to the transaction.
+    ///
+    /// Versions 0-3; not ignorable; entity type transactionalId.
     #[kafka(versions = "0-3", entity_type = "transactionalId")]
     pub v3_and_below_transactional_id: Str,
     /// Current producer id in use by the transactional id.
+    ///
+    /// Versions 0-3; not ignorable; entity type producerId.
     #[kafka(versions = "0-3", entity_type = "producerId")]
     pub v3_and_below_producer_id: i64,
     /// Current epoch associated with the producer id.
+    ///
+    /// Versions 0-3; not ignorable.
     #[kafka(versions = "0-3")]
     pub v3_and_below_producer_epoch: i16,
     /// The partitions to add to the transaction.
+    ///
+    /// Versions 0-3; not ignorable.
     #[kafka(versions = "0-3")]
     pub v3_and_below_topics: Vec<AddPartitionsToTxnTopic>,
     /// Tagged fields this struct does not declare.
@@ -36,102 +48,138 @@ pub struct AddPartitionsToTxnRequest {
 }
 
 /// The AddPartitionsToTxn response (API key 24): Kafka's `AddPartitionsToTxnResponse.json`.
+///
+/// Versions 0-5; flexible 3+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 24, response, versions = "0-5", flexible = "3+")]
 pub struct AddPartitionsToTxnResponse {
     /// Duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The response top level error code.
+    ///
+    /// Versions 4+; ignorable.
     #[kafka(versions = "4+", ignorable)]
     pub error_code: i16,
     /// Results categorized by transactional ID.
+    ///
+    /// Versions 4+; not ignorable.
     #[kafka(versions = "4+")]
     pub results_by_transaction: Vec<AddPartitionsToTxnResult>,
     /// The results for each topic.
+    ///
+    /// Versions 0-3; not ignorable.
     #[kafka(versions = "0-3")]
     pub results_by_topic_v3_and_below: Vec<AddPartitionsToTxnTopicResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Transactions` of `AddPartitionsToTxnRequest`, versions 4+.
+/// `Transactions` of `AddPartitionsToTxnRequest`, versions 4+ (flexible 3+).
 ///
 /// List of transactions to add partitions to.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "4+", flexible = "3+")]
 pub struct AddPartitionsToTxnTransaction {
     /// The transactional id corresponding to the transaction.
+    ///
+    /// Versions 4+; map key; entity type transactionalId.
     #[kafka(versions = "4+", entity_type = "transactionalId", map_key)]
     pub transactional_id: Str,
     /// Current producer id in use by the transactional id.
+    ///
+    /// Versions 4+; entity type producerId.
     #[kafka(versions = "4+", entity_type = "producerId")]
     pub producer_id: i64,
     /// Current epoch associated with the producer id.
+    ///
+    /// Versions 4+.
     #[kafka(versions = "4+")]
     pub producer_epoch: i16,
     /// Boolean to signify if we want to check if the partition is in the transaction rather than add it.
+    ///
+    /// Versions 4+; default false.
     #[kafka(versions = "4+", default = "false")]
     pub verify_only: bool,
     /// The partitions to add to the transaction.
+    ///
+    /// Versions 4+.
     #[kafka(versions = "4+")]
     pub topics: Vec<AddPartitionsToTxnTopic>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// A common struct of `AddPartitionsToTxnRequest`, versions 0+.
+/// A common struct of `AddPartitionsToTxnRequest`, versions 0+ (flexible 3+).
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "3+")]
 pub struct AddPartitionsToTxnTopic {
     /// The name of the topic.
+    ///
+    /// Versions 0+; map key; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName", map_key)]
     pub name: Str,
     /// The partition indexes to add to the transaction.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `ResultsByTransaction` of `AddPartitionsToTxnResponse`, versions 4+.
+/// `ResultsByTransaction` of `AddPartitionsToTxnResponse`, versions 4+ (flexible 3+).
 ///
 /// Results categorized by transactional ID.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "4+", flexible = "3+")]
 pub struct AddPartitionsToTxnResult {
     /// The transactional id corresponding to the transaction.
+    ///
+    /// Versions 4+; map key; entity type transactionalId.
     #[kafka(versions = "4+", entity_type = "transactionalId", map_key)]
     pub transactional_id: Str,
     /// The results for each topic.
+    ///
+    /// Versions 4+.
     #[kafka(versions = "4+")]
     pub topic_results: Vec<AddPartitionsToTxnTopicResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// A common struct of `AddPartitionsToTxnResponse`, versions 0+.
+/// A common struct of `AddPartitionsToTxnResponse`, versions 0+ (flexible 3+).
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "3+")]
 pub struct AddPartitionsToTxnTopicResult {
     /// The topic name.
+    ///
+    /// Versions 0+; map key; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName", map_key)]
     pub name: Str,
     /// The results for each partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub results_by_partition: Vec<AddPartitionsToTxnPartitionResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// A common struct of `AddPartitionsToTxnResponse`, versions 0+.
+/// A common struct of `AddPartitionsToTxnResponse`, versions 0+ (flexible 3+).
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "3+")]
 pub struct AddPartitionsToTxnPartitionResult {
     /// The partition indexes.
+    ///
+    /// Versions 0+; map key.
     #[kafka(versions = "0+", map_key)]
     pub partition_index: i32,
     /// The response error code.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_error_code: i16,
     /// Tagged fields this struct does not declare.

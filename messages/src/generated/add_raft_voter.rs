@@ -13,25 +13,39 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The AddRaftVoter request (API key 80): Kafka's `AddRaftVoterRequest.json`.
+///
+/// Versions 0-1; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 80, request, versions = "0-1", flexible = "0+", outline)]
 pub struct AddRaftVoterRequest {
     /// The cluster id.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub cluster_id: Option<Str>,
     /// The maximum time to wait for the request to complete before returning.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub timeout_ms: i32,
     /// The replica id of the voter getting added to the topic partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub voter_id: i32,
     /// The directory id of the voter getting added to the topic partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub voter_directory_id: Uuid,
     /// The endpoints that can be used to communicate with the voter.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub listeners: Vec<Listener>,
     /// When true, return a response after the new voter set is committed. Otherwise, return after the leader writes the changes locally.
+    ///
+    /// Versions 1+; default true; not ignorable.
     #[kafka(versions = "1+", default = "true")]
     pub ack_when_committed: bool,
     /// Tagged fields this struct does not declare.
@@ -39,35 +53,51 @@ pub struct AddRaftVoterRequest {
 }
 
 /// The AddRaftVoter response (API key 80): Kafka's `AddRaftVoterResponse.json`.
+///
+/// Versions 0-1; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 80, response, versions = "0-1", flexible = "0+", outline)]
 pub struct AddRaftVoterResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The error message, or null if there was no error.
+    ///
+    /// Versions 0+; nullable 0+; ignorable.
     #[kafka(versions = "0+", nullable = "0+", ignorable)]
     pub error_message: Option<Str>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Listeners` of `AddRaftVoterRequest`, versions 0+.
+/// `Listeners` of `AddRaftVoterRequest`, versions 0+ (flexible 0+).
 ///
 /// The endpoints that can be used to communicate with the voter.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::add_raft_voter::Listener`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Listener {
     /// The name of the endpoint.
+    ///
+    /// Versions 0+; map key.
     #[kafka(versions = "0+", map_key)]
     pub name: Str,
     /// The hostname.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub host: Str,
     /// The port.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub port: u16,
     /// Tagged fields this struct does not declare.

@@ -13,13 +13,19 @@
 use kafka_wire::{KafkaMessage, UnknownTaggedFields};
 
 /// The AllocateProducerIds request (API key 67): Kafka's `AllocateProducerIdsRequest.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 67, request, versions = "0", flexible = "0+", outline)]
 pub struct AllocateProducerIdsRequest {
     /// The ID of the requesting broker.
+    ///
+    /// Versions 0+; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId")]
     pub broker_id: i32,
     /// The epoch of the requesting broker.
+    ///
+    /// Versions 0+; default -1.
     #[kafka(versions = "0+", default = "-1")]
     pub broker_epoch: i64,
     /// Tagged fields this struct does not declare.
@@ -27,19 +33,29 @@ pub struct AllocateProducerIdsRequest {
 }
 
 /// The AllocateProducerIds response (API key 67): Kafka's `AllocateProducerIdsResponse.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 67, response, versions = "0", flexible = "0+", outline)]
 pub struct AllocateProducerIdsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The top level response error code.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The first producer ID in this range, inclusive.
+    ///
+    /// Versions 0+; entity type producerId.
     #[kafka(versions = "0+", entity_type = "producerId")]
     pub producer_id_start: i64,
     /// The number of producer IDs in this range.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub producer_id_len: i32,
     /// Tagged fields this struct does not declare.

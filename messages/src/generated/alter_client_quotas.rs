@@ -13,13 +13,19 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The AlterClientQuotas request (API key 49): Kafka's `AlterClientQuotasRequest.json`.
+///
+/// Versions 0-1; flexible 1+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 49, request, versions = "0-1", flexible = "1+", outline)]
 pub struct AlterClientQuotasRequest {
     /// The quota configuration entries to alter.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub entries: Vec<AlterClientQuotasRequestEntryData>,
     /// Whether the alteration should be validated, but not performed.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub validate_only: bool,
     /// Tagged fields this struct does not declare.
@@ -27,83 +33,111 @@ pub struct AlterClientQuotasRequest {
 }
 
 /// The AlterClientQuotas response (API key 49): Kafka's `AlterClientQuotasResponse.json`.
+///
+/// Versions 0-1; flexible 1+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 49, response, versions = "0-1", flexible = "1+", outline)]
 pub struct AlterClientQuotasResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The quota configuration entries to alter.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub entries: Vec<AlterClientQuotasResponseEntryData>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Entries` of `AlterClientQuotasRequest`, versions 0+.
+/// `Entries` of `AlterClientQuotasRequest`, versions 0+ (flexible 1+).
 ///
 /// The quota configuration entries to alter.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "1+", name = "EntryData", outline)]
 pub struct AlterClientQuotasRequestEntryData {
     /// The quota entity to alter.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub entity: Vec<EntityData>,
     /// An individual quota configuration entry to alter.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub ops: Vec<OpData>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Entity` of `EntryData` (and the same struct in `AlterClientQuotasResponse`), versions 0+.
+/// `Entity` of `EntryData` (and the same struct in `AlterClientQuotasResponse`), versions 0+ (flexible 1+).
 ///
 /// The quota entity to alter.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::alter_client_quotas::EntityData`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "1+", outline)]
 pub struct EntityData {
     /// The entity type.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub entity_type: Str,
     /// The name of the entity, or null if the default.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub entity_name: Option<Str>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Ops` of `EntryData`, versions 0+.
+/// `Ops` of `EntryData`, versions 0+ (flexible 1+).
 ///
 /// An individual quota configuration entry to alter.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "1+", outline)]
 pub struct OpData {
     /// The quota configuration key.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub key: Str,
     /// The value to set, otherwise ignored if the value is to be removed.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub value: f64,
     /// Whether the quota configuration value should be removed, otherwise set.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub remove: bool,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Entries` of `AlterClientQuotasResponse`, versions 0+.
+/// `Entries` of `AlterClientQuotasResponse`, versions 0+ (flexible 1+).
 ///
 /// The quota configuration entries to alter.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "1+", name = "EntryData", outline)]
 pub struct AlterClientQuotasResponseEntryData {
     /// The error code, or `0` if the quota alteration succeeded.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The error message, or `null` if the quota alteration succeeded.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub error_message: Option<Str>,
     /// The quota entity to alter.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub entity: Vec<EntityData>,
     /// Tagged fields this struct does not declare.

@@ -13,13 +13,19 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The AlterConfigs request (API key 33): Kafka's `AlterConfigsRequest.json`.
+///
+/// Versions 0-2; flexible 2+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 33, request, versions = "0-2", flexible = "2+", outline)]
 pub struct AlterConfigsRequest {
     /// The updates for each resource.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub resources: Vec<AlterConfigsResource>,
     /// True if we should validate the request, but not change the configurations.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub validate_only: bool,
     /// Tagged fields this struct does not declare.
@@ -27,70 +33,100 @@ pub struct AlterConfigsRequest {
 }
 
 /// The AlterConfigs response (API key 33): Kafka's `AlterConfigsResponse.json`.
+///
+/// Versions 0-2; flexible 2+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 33, response, versions = "0-2", flexible = "2+", outline)]
 pub struct AlterConfigsResponse {
     /// Duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The responses for each resource.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub responses: Vec<AlterConfigsResourceResponse>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Resources` of `AlterConfigsRequest`, versions 0+.
+/// `Resources` of `AlterConfigsRequest`, versions 0+ (flexible 2+).
 ///
 /// The updates for each resource.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::alter_configs::AlterConfigsResource`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct AlterConfigsResource {
     /// The resource type.
+    ///
+    /// Versions 0+; map key.
     #[kafka(versions = "0+", map_key)]
     pub resource_type: i8,
     /// The resource name.
+    ///
+    /// Versions 0+; map key.
     #[kafka(versions = "0+", map_key)]
     pub resource_name: Str,
     /// The configurations.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub configs: Vec<AlterableConfig>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Configs` of `AlterConfigsResource`, versions 0+.
+/// `Configs` of `AlterConfigsResource`, versions 0+ (flexible 2+).
 ///
 /// The configurations.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::alter_configs::AlterableConfig`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct AlterableConfig {
     /// The configuration key name.
+    ///
+    /// Versions 0+; map key.
     #[kafka(versions = "0+", map_key)]
     pub name: Str,
     /// The value to set for the configuration key.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub value: Option<Str>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Responses` of `AlterConfigsResponse`, versions 0+.
+/// `Responses` of `AlterConfigsResponse`, versions 0+ (flexible 2+).
 ///
 /// The responses for each resource.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::alter_configs::AlterConfigsResourceResponse`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct AlterConfigsResourceResponse {
     /// The resource error code.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The resource error message, or null if there was no error.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub error_message: Option<Str>,
     /// The resource type.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub resource_type: i8,
     /// The resource name.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub resource_name: Str,
     /// Tagged fields this struct does not declare.

@@ -13,16 +13,24 @@
 use kafka_wire::{FixedArray, KafkaMessage, UnknownTaggedFields, Uuid};
 
 /// The AlterPartition request (API key 56): Kafka's `AlterPartitionRequest.json`.
+///
+/// Versions 2-3; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 56, request, versions = "2-3", flexible = "0+", outline)]
 pub struct AlterPartitionRequest {
     /// The ID of the requesting broker.
+    ///
+    /// Versions 0+; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId")]
     pub broker_id: i32,
     /// The epoch of the requesting broker.
+    ///
+    /// Versions 0+; default -1.
     #[kafka(versions = "0+", default = "-1")]
     pub broker_epoch: i64,
     /// The topics to alter ISRs for.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<AlterPartitionRequestTopicData>,
     /// Tagged fields this struct does not declare.
@@ -30,123 +38,169 @@ pub struct AlterPartitionRequest {
 }
 
 /// The AlterPartition response (API key 56): Kafka's `AlterPartitionResponse.json`.
+///
+/// Versions 2-3; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 56, response, versions = "2-3", flexible = "0+", outline)]
 pub struct AlterPartitionResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The top level response error code.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The responses for each topic.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<AlterPartitionResponseTopicData>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `AlterPartitionRequest`, versions 0+.
+/// `Topics` of `AlterPartitionRequest`, versions 0+ (flexible 0+).
 ///
 /// The topics to alter ISRs for.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", name = "TopicData", outline)]
 pub struct AlterPartitionRequestTopicData {
     /// The ID of the topic to alter ISRs for.
+    ///
+    /// Versions 2+; ignorable.
     #[kafka(versions = "2+", ignorable)]
     pub topic_id: Uuid,
     /// The partitions to alter ISRs for.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<AlterPartitionRequestPartitionData>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `TopicData`, versions 0+.
+/// `Partitions` of `TopicData`, versions 0+ (flexible 0+).
 ///
 /// The partitions to alter ISRs for.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", name = "PartitionData", outline)]
 pub struct AlterPartitionRequestPartitionData {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// The leader epoch of this partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub leader_epoch: i32,
     /// The ISR for this partition. Deprecated since version 3.
+    ///
+    /// Versions 0-2; not ignorable; entity type brokerId.
     #[kafka(versions = "0-2", entity_type = "brokerId")]
     pub new_isr: FixedArray<i32>,
     /// The ISR for this partition.
+    ///
+    /// Versions 3+; not ignorable.
     #[kafka(versions = "3+")]
     pub new_isr_with_epochs: Vec<BrokerState>,
     /// 1 if the partition is recovering from an unclean leader election; 0 otherwise.
+    ///
+    /// Versions 1+; default 0; not ignorable.
     #[kafka(versions = "1+", default = "0")]
     pub leader_recovery_state: i8,
     /// The expected epoch of the partition which is being updated.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_epoch: i32,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `NewIsrWithEpochs` of `PartitionData`, versions 3+.
+/// `NewIsrWithEpochs` of `PartitionData`, versions 3+ (flexible 0+).
 ///
 /// The ISR for this partition.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "3+", flexible = "0+", outline)]
 pub struct BrokerState {
     /// The ID of the broker.
+    ///
+    /// Versions 3+; entity type brokerId.
     #[kafka(versions = "3+", entity_type = "brokerId")]
     pub broker_id: i32,
     /// The epoch of the broker. It will be -1 if the epoch check is not supported.
+    ///
+    /// Versions 3+; default -1.
     #[kafka(versions = "3+", default = "-1")]
     pub broker_epoch: i64,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `AlterPartitionResponse`, versions 0+.
+/// `Topics` of `AlterPartitionResponse`, versions 0+ (flexible 0+).
 ///
 /// The responses for each topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", name = "TopicData", outline)]
 pub struct AlterPartitionResponseTopicData {
     /// The ID of the topic.
+    ///
+    /// Versions 2+; ignorable.
     #[kafka(versions = "2+", ignorable)]
     pub topic_id: Uuid,
     /// The responses for each partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<AlterPartitionResponsePartitionData>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `TopicData`, versions 0+.
+/// `Partitions` of `TopicData`, versions 0+ (flexible 0+).
 ///
 /// The responses for each partition.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", name = "PartitionData", outline)]
 pub struct AlterPartitionResponsePartitionData {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// The partition level error code.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The broker ID of the leader.
+    ///
+    /// Versions 0+; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId")]
     pub leader_id: i32,
     /// The leader epoch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub leader_epoch: i32,
     /// The in-sync replica IDs.
+    ///
+    /// Versions 0+; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId")]
     pub isr: FixedArray<i32>,
     /// 1 if the partition is recovering from an unclean leader election; 0 otherwise.
+    ///
+    /// Versions 1+; default 0; ignorable.
     #[kafka(versions = "1+", default = "0", ignorable)]
     pub leader_recovery_state: i8,
     /// The current epoch for the partition for KRaft controllers.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_epoch: i32,
     /// Tagged fields this struct does not declare.

@@ -13,16 +13,24 @@
 use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The AlterPartitionReassignments request (API key 45): Kafka's `AlterPartitionReassignmentsRequest.json`.
+///
+/// Versions 0-1; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 45, request, versions = "0-1", flexible = "0+", outline)]
 pub struct AlterPartitionReassignmentsRequest {
     /// The time in ms to wait for the request to complete.
+    ///
+    /// Versions 0+; default 60000.
     #[kafka(versions = "0+", default = "60000")]
     pub timeout_ms: i32,
     /// The option indicating whether changing the replication factor of any given partition as part of this request is a valid move.
+    ///
+    /// Versions 1+; default true; not ignorable.
     #[kafka(versions = "1+", default = "true")]
     pub allow_replication_factor_change: bool,
     /// The topics to reassign.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<ReassignableTopic>,
     /// Tagged fields this struct does not declare.
@@ -30,54 +38,74 @@ pub struct AlterPartitionReassignmentsRequest {
 }
 
 /// The AlterPartitionReassignments response (API key 45): Kafka's `AlterPartitionReassignmentsResponse.json`.
+///
+/// Versions 0-1; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 45, response, versions = "0-1", flexible = "0+", outline)]
 pub struct AlterPartitionReassignmentsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The option indicating whether changing the replication factor of any given partition as part of the request was allowed.
+    ///
+    /// Versions 1+; default true; ignorable.
     #[kafka(versions = "1+", default = "true", ignorable)]
     pub allow_replication_factor_change: bool,
     /// The top-level error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The top-level error message, or null if there was no error.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub error_message: Option<Str>,
     /// The responses to topics to reassign.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub responses: Vec<ReassignableTopicResponse>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `AlterPartitionReassignmentsRequest`, versions 0+.
+/// `Topics` of `AlterPartitionReassignmentsRequest`, versions 0+ (flexible 0+).
 ///
 /// The topics to reassign.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct ReassignableTopic {
     /// The topic name.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub name: Str,
     /// The partitions to reassign.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<ReassignablePartition>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `ReassignableTopic`, versions 0+.
+/// `Partitions` of `ReassignableTopic`, versions 0+ (flexible 0+).
 ///
 /// The partitions to reassign.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct ReassignablePartition {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// The replicas to place the partitions on, or null to cancel a pending reassignment for this partition.
+    ///
+    /// Versions 0+; nullable 0+; default null; entity type brokerId.
     #[kafka(
         versions = "0+",
         nullable = "0+",
@@ -89,35 +117,45 @@ pub struct ReassignablePartition {
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Responses` of `AlterPartitionReassignmentsResponse`, versions 0+.
+/// `Responses` of `AlterPartitionReassignmentsResponse`, versions 0+ (flexible 0+).
 ///
 /// The responses to topics to reassign.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct ReassignableTopicResponse {
     /// The topic name.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub name: Str,
     /// The responses to partitions to reassign.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<ReassignablePartitionResponse>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `ReassignableTopicResponse`, versions 0+.
+/// `Partitions` of `ReassignableTopicResponse`, versions 0+ (flexible 0+).
 ///
 /// The responses to partitions to reassign.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct ReassignablePartitionResponse {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// The error code for this partition, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The error message for this partition, or null if there was no error.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub error_message: Option<Str>,
     /// Tagged fields this struct does not declare.

@@ -13,10 +13,14 @@
 use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The AlterReplicaLogDirs request (API key 34): Kafka's `AlterReplicaLogDirsRequest.json`.
+///
+/// Versions 1-2; flexible 2+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 34, request, versions = "1-2", flexible = "2+", outline)]
 pub struct AlterReplicaLogDirsRequest {
     /// The alterations to make for each directory.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub dirs: Vec<AlterReplicaLogDir>,
     /// Tagged fields this struct does not declare.
@@ -24,77 +28,99 @@ pub struct AlterReplicaLogDirsRequest {
 }
 
 /// The AlterReplicaLogDirs response (API key 34): Kafka's `AlterReplicaLogDirsResponse.json`.
+///
+/// Versions 1-2; flexible 2+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 34, response, versions = "1-2", flexible = "2+", outline)]
 pub struct AlterReplicaLogDirsResponse {
     /// Duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The results for each topic.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub results: Vec<AlterReplicaLogDirTopicResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Dirs` of `AlterReplicaLogDirsRequest`, versions 0+.
+/// `Dirs` of `AlterReplicaLogDirsRequest`, versions 0+ (flexible 2+).
 ///
 /// The alterations to make for each directory.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct AlterReplicaLogDir {
     /// The absolute directory path.
+    ///
+    /// Versions 0+; map key.
     #[kafka(versions = "0+", map_key)]
     pub path: Str,
     /// The topics to add to the directory.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<AlterReplicaLogDirTopic>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `AlterReplicaLogDir`, versions 0+.
+/// `Topics` of `AlterReplicaLogDir`, versions 0+ (flexible 2+).
 ///
 /// The topics to add to the directory.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct AlterReplicaLogDirTopic {
     /// The topic name.
+    ///
+    /// Versions 0+; map key; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName", map_key)]
     pub name: Str,
     /// The partition indexes.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Results` of `AlterReplicaLogDirsResponse`, versions 0+.
+/// `Results` of `AlterReplicaLogDirsResponse`, versions 0+ (flexible 2+).
 ///
 /// The results for each topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct AlterReplicaLogDirTopicResult {
     /// The name of the topic.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub topic_name: Str,
     /// The results for each partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<AlterReplicaLogDirPartitionResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `AlterReplicaLogDirTopicResult`, versions 0+.
+/// `Partitions` of `AlterReplicaLogDirTopicResult`, versions 0+ (flexible 2+).
 ///
 /// The results for each partition.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct AlterReplicaLogDirPartitionResult {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// Tagged fields this struct does not declare.

@@ -14,13 +14,19 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The AlterShareGroupOffsets request (API key 91): Kafka's `AlterShareGroupOffsetsRequest.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 91, request, versions = "0", flexible = "0+", outline)]
 pub struct AlterShareGroupOffsetsRequest {
     /// The group identifier.
+    ///
+    /// Versions 0+; entity type groupId.
     #[kafka(versions = "0+", entity_type = "groupId")]
     pub group_id: Str,
     /// The topics to alter offsets for.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<AlterShareGroupOffsetsRequestTopic>,
     /// Tagged fields this struct does not declare.
@@ -28,87 +34,140 @@ pub struct AlterShareGroupOffsetsRequest {
 }
 
 /// The AlterShareGroupOffsets response (API key 91): Kafka's `AlterShareGroupOffsetsResponse.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 91, response, versions = "0", flexible = "0+", outline)]
 pub struct AlterShareGroupOffsetsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The top-level error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The top-level error message, or null if there was no error.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub error_message: Option<Str>,
     /// The results for each topic.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub responses: Vec<AlterShareGroupOffsetsResponseTopic>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `AlterShareGroupOffsetsRequest`, versions 0+.
+/// `Topics` of `AlterShareGroupOffsetsRequest`, versions 0+ (flexible 0+).
 ///
 /// The topics to alter offsets for.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct AlterShareGroupOffsetsRequestTopic {
     /// The topic name.
+    ///
+    /// Versions 0+; map key; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName", map_key)]
     pub topic_name: Str,
     /// Each partition to alter offsets for.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<AlterShareGroupOffsetsRequestPartition>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `AlterShareGroupOffsetsRequestTopic`, versions 0+.
+/// `Partitions` of `AlterShareGroupOffsetsRequestTopic`, versions 0+ (flexible 0+).
 ///
 /// Each partition to alter offsets for.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct AlterShareGroupOffsetsRequestPartition {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// The share-partition start offset.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub start_offset: i64,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Responses` of `AlterShareGroupOffsetsResponse`, versions 0+.
+/// `Responses` of `AlterShareGroupOffsetsResponse`, versions 0+ (flexible 0+).
 ///
 /// The results for each topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct AlterShareGroupOffsetsResponseTopic {
     /// The topic name.
+    ///
+    /// Versions 0+; map key; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName", map_key)]
     pub topic_name: Str,
     /// The unique topic ID.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topic_id: Uuid,
     ///
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<AlterShareGroupOffsetsResponsePartition>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `AlterShareGroupOffsetsResponseTopic`, versions 0+.
+impl AlterShareGroupOffsetsResponseTopic {
+    /// The topic as `version` names it: by `topic_id` (versions 0+) when the version has it and it is set, else by `topic_name` (versions 0+).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::at_least(0),
+            Some(&self.topic_name),
+            crate::__private::VersionRange::at_least(0),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `topic_name` where the version has it (versions 0+) and `topic_id` where it has it (versions 0+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::at_least(0).contains(version) {
+            self.topic_name = name.clone();
+        }
+        if crate::__private::VersionRange::at_least(0).contains(version) {
+            self.topic_id = id;
+        }
+    }
+}
+
+/// `Partitions` of `AlterShareGroupOffsetsResponseTopic`, versions 0+ (flexible 0+).
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct AlterShareGroupOffsetsResponsePartition {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The error message, or null if there was no error.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub error_message: Option<Str>,
     /// Tagged fields this struct does not declare.

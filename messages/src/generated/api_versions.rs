@@ -13,19 +13,29 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The ApiVersions request (API key 18): Kafka's `ApiVersionsRequest.json`.
+///
+/// Versions 0-5; flexible 3+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 18, request, versions = "0-5", flexible = "3+")]
 pub struct ApiVersionsRequest {
     /// The name of the client.
+    ///
+    /// Versions 3+; ignorable.
     #[kafka(versions = "3+", ignorable)]
     pub client_software_name: Str,
     /// The version of the client.
+    ///
+    /// Versions 3+; ignorable.
     #[kafka(versions = "3+", ignorable)]
     pub client_software_version: Str,
     /// The cluster ID the client intends to connect to. Provide both ClusterId and NodeId, if known.
+    ///
+    /// Versions 5+; nullable 5+; default null; ignorable.
     #[kafka(versions = "5+", nullable = "5+", default = "null", ignorable)]
     pub cluster_id: Option<Str>,
     /// The node ID the client intends to connect to. Provide both ClusterId and NodeId, if known.
+    ///
+    /// Versions 5+; default -1; ignorable.
     #[kafka(versions = "5+", default = "-1", ignorable)]
     pub node_id: i32,
     /// Tagged fields this struct does not declare.
@@ -33,85 +43,119 @@ pub struct ApiVersionsRequest {
 }
 
 /// The ApiVersions response (API key 18): Kafka's `ApiVersionsResponse.json`.
+///
+/// Versions 0-5; flexible 3+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 18, response, versions = "0-5", flexible = "3+")]
 pub struct ApiVersionsResponse {
     /// The top-level error code.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The APIs supported by the broker.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub api_keys: Vec<ApiVersion>,
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 1+; ignorable.
     #[kafka(versions = "1+", ignorable)]
     pub throttle_time_ms: i32,
     /// Features supported by the broker. Note: in v0-v3, features with MinSupportedVersion = 0 are omitted.
+    ///
+    /// Versions 3+; tag 0, tagged 3+; ignorable.
     #[kafka(versions = "3+", tag = 0, tagged = "3+", ignorable)]
     pub supported_features: Vec<SupportedFeatureKey>,
     /// The monotonically increasing epoch for the finalized features information. Valid values are >= 0. A value of -1 is special and represents unknown epoch.
+    ///
+    /// Versions 3+; tag 1, tagged 3+; default -1; ignorable.
     #[kafka(versions = "3+", tag = 1, tagged = "3+", default = "-1", ignorable)]
     pub finalized_features_epoch: i64,
     /// List of cluster-wide finalized features. The information is valid only if FinalizedFeaturesEpoch >= 0.
+    ///
+    /// Versions 3+; tag 2, tagged 3+; ignorable.
     #[kafka(versions = "3+", tag = 2, tagged = "3+", ignorable)]
     pub finalized_features: Vec<FinalizedFeatureKey>,
     /// Set by a KRaft controller if the required configurations for ZK migration are present.
+    ///
+    /// Versions 3+; tag 3, tagged 3+; default false; ignorable.
     #[kafka(versions = "3+", tag = 3, tagged = "3+", default = "false", ignorable)]
     pub zk_migration_ready: bool,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `ApiKeys` of `ApiVersionsResponse`, versions 0+.
+/// `ApiKeys` of `ApiVersionsResponse`, versions 0+ (flexible 3+).
 ///
 /// The APIs supported by the broker.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "3+")]
 pub struct ApiVersion {
     /// The API index.
+    ///
+    /// Versions 0+; map key.
     #[kafka(versions = "0+", map_key)]
     pub api_key: i16,
     /// The minimum supported version, inclusive.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub min_version: i16,
     /// The maximum supported version, inclusive.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub max_version: i16,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `SupportedFeatures` of `ApiVersionsResponse`, versions 3+.
+/// `SupportedFeatures` of `ApiVersionsResponse`, versions 3+ (flexible 3+).
 ///
 /// Features supported by the broker. Note: in v0-v3, features with MinSupportedVersion = 0 are omitted.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "3+", flexible = "3+")]
 pub struct SupportedFeatureKey {
     /// The name of the feature.
+    ///
+    /// Versions 3+; map key.
     #[kafka(versions = "3+", map_key)]
     pub name: Str,
     /// The minimum supported version for the feature.
+    ///
+    /// Versions 3+.
     #[kafka(versions = "3+")]
     pub min_version: i16,
     /// The maximum supported version for the feature.
+    ///
+    /// Versions 3+.
     #[kafka(versions = "3+")]
     pub max_version: i16,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `FinalizedFeatures` of `ApiVersionsResponse`, versions 3+.
+/// `FinalizedFeatures` of `ApiVersionsResponse`, versions 3+ (flexible 3+).
 ///
 /// List of cluster-wide finalized features. The information is valid only if FinalizedFeaturesEpoch >= 0.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "3+", flexible = "3+")]
 pub struct FinalizedFeatureKey {
     /// The name of the feature.
+    ///
+    /// Versions 3+; map key.
     #[kafka(versions = "3+", map_key)]
     pub name: Str,
     /// The cluster-wide finalized max version level for the feature.
+    ///
+    /// Versions 3+.
     #[kafka(versions = "3+")]
     pub max_version_level: i16,
     /// The cluster-wide finalized min version level for the feature.
+    ///
+    /// Versions 3+.
     #[kafka(versions = "3+")]
     pub min_version_level: i16,
     /// Tagged fields this struct does not declare.

@@ -13,16 +13,24 @@
 use kafka_wire::{KafkaMessage, UnknownTaggedFields, Uuid};
 
 /// The AssignReplicasToDirs request (API key 73): Kafka's `AssignReplicasToDirsRequest.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 73, request, versions = "0", flexible = "0+", outline)]
 pub struct AssignReplicasToDirsRequest {
     /// The ID of the requesting broker.
+    ///
+    /// Versions 0+; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId")]
     pub broker_id: i32,
     /// The epoch of the requesting broker.
+    ///
+    /// Versions 0+; default -1.
     #[kafka(versions = "0+", default = "-1")]
     pub broker_epoch: i64,
     /// The directories to which replicas should be assigned.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub directories: Vec<AssignReplicasToDirsRequestDirectoryData>,
     /// Tagged fields this struct does not declare.
@@ -30,109 +38,139 @@ pub struct AssignReplicasToDirsRequest {
 }
 
 /// The AssignReplicasToDirs response (API key 73): Kafka's `AssignReplicasToDirsResponse.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 73, response, versions = "0", flexible = "0+", outline)]
 pub struct AssignReplicasToDirsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The top level response error code.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The list of directories and their assigned partitions.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub directories: Vec<AssignReplicasToDirsResponseDirectoryData>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Directories` of `AssignReplicasToDirsRequest`, versions 0+.
+/// `Directories` of `AssignReplicasToDirsRequest`, versions 0+ (flexible 0+).
 ///
 /// The directories to which replicas should be assigned.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", name = "DirectoryData", outline)]
 pub struct AssignReplicasToDirsRequestDirectoryData {
     /// The ID of the directory.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub id: Uuid,
     /// The topics assigned to the directory.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<AssignReplicasToDirsRequestTopicData>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `DirectoryData`, versions 0+.
+/// `Topics` of `DirectoryData`, versions 0+ (flexible 0+).
 ///
 /// The topics assigned to the directory.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", name = "TopicData", outline)]
 pub struct AssignReplicasToDirsRequestTopicData {
     /// The ID of the assigned topic.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topic_id: Uuid,
     /// The partitions assigned to the directory.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<AssignReplicasToDirsRequestPartitionData>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `TopicData`, versions 0+.
+/// `Partitions` of `TopicData`, versions 0+ (flexible 0+).
 ///
 /// The partitions assigned to the directory.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", name = "PartitionData", outline)]
 pub struct AssignReplicasToDirsRequestPartitionData {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Directories` of `AssignReplicasToDirsResponse`, versions 0+.
+/// `Directories` of `AssignReplicasToDirsResponse`, versions 0+ (flexible 0+).
 ///
 /// The list of directories and their assigned partitions.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", name = "DirectoryData", outline)]
 pub struct AssignReplicasToDirsResponseDirectoryData {
     /// The ID of the directory.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub id: Uuid,
     /// The list of topics and their assigned partitions.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<AssignReplicasToDirsResponseTopicData>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `DirectoryData`, versions 0+.
+/// `Topics` of `DirectoryData`, versions 0+ (flexible 0+).
 ///
 /// The list of topics and their assigned partitions.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", name = "TopicData", outline)]
 pub struct AssignReplicasToDirsResponseTopicData {
     /// The ID of the assigned topic.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topic_id: Uuid,
     /// The list of assigned partitions.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<AssignReplicasToDirsResponsePartitionData>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `TopicData`, versions 0+.
+/// `Partitions` of `TopicData`, versions 0+ (flexible 0+).
 ///
 /// The list of assigned partitions.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", name = "PartitionData", outline)]
 pub struct AssignReplicasToDirsResponsePartitionData {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// The partition level error code.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// Tagged fields this struct does not declare.

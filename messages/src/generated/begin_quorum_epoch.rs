@@ -13,19 +13,29 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The BeginQuorumEpoch request (API key 53): Kafka's `BeginQuorumEpochRequest.json`.
+///
+/// Versions 0-1; flexible 1+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 53, request, versions = "0-1", flexible = "1+", outline)]
 pub struct BeginQuorumEpochRequest {
     /// The cluster id.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub cluster_id: Option<Str>,
     /// The replica id of the voter receiving the request.
+    ///
+    /// Versions 1+; default -1; ignorable; entity type brokerId.
     #[kafka(versions = "1+", default = "-1", ignorable, entity_type = "brokerId")]
     pub voter_id: i32,
     /// The topics.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<BeginQuorumEpochRequestTopicData>,
     /// Endpoints for the leader.
+    ///
+    /// Versions 1+; ignorable.
     #[kafka(versions = "1+", ignorable)]
     pub leader_endpoints: Vec<LeaderEndpoint>,
     /// Tagged fields this struct does not declare.
@@ -33,130 +43,178 @@ pub struct BeginQuorumEpochRequest {
 }
 
 /// The BeginQuorumEpoch response (API key 53): Kafka's `BeginQuorumEpochResponse.json`.
+///
+/// Versions 0-1; flexible 1+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 53, response, versions = "0-1", flexible = "1+", outline)]
 pub struct BeginQuorumEpochResponse {
     /// The top level error code.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The topic data.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<BeginQuorumEpochResponseTopicData>,
     /// Endpoints for all leaders enumerated in PartitionData.
+    ///
+    /// Versions 1+; tag 0, tagged 1+.
     #[kafka(versions = "1+", tag = 0, tagged = "1+")]
     pub node_endpoints: Vec<NodeEndpoint>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `BeginQuorumEpochRequest`, versions 0+.
+/// `Topics` of `BeginQuorumEpochRequest`, versions 0+ (flexible 1+).
 ///
 /// The topics.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "1+", name = "TopicData", outline)]
 pub struct BeginQuorumEpochRequestTopicData {
     /// The topic name.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub topic_name: Str,
     /// The partitions.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<BeginQuorumEpochRequestPartitionData>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `TopicData`, versions 0+.
+/// `Partitions` of `TopicData`, versions 0+ (flexible 1+).
 ///
 /// The partitions.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "1+", name = "PartitionData", outline)]
 pub struct BeginQuorumEpochRequestPartitionData {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// The directory id of the receiving replica.
+    ///
+    /// Versions 1+; ignorable.
     #[kafka(versions = "1+", ignorable)]
     pub voter_directory_id: Uuid,
     /// The ID of the newly elected leader.
+    ///
+    /// Versions 0+; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId")]
     pub leader_id: i32,
     /// The epoch of the newly elected leader.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub leader_epoch: i32,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `LeaderEndpoints` of `BeginQuorumEpochRequest`, versions 1+.
+/// `LeaderEndpoints` of `BeginQuorumEpochRequest`, versions 1+ (flexible 1+).
 ///
 /// Endpoints for the leader.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::begin_quorum_epoch::LeaderEndpoint`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "1+", flexible = "1+", outline)]
 pub struct LeaderEndpoint {
     /// The name of the endpoint.
+    ///
+    /// Versions 1+; map key.
     #[kafka(versions = "1+", map_key)]
     pub name: Str,
     /// The node's hostname.
+    ///
+    /// Versions 1+.
     #[kafka(versions = "1+")]
     pub host: Str,
     /// The node's port.
+    ///
+    /// Versions 1+.
     #[kafka(versions = "1+")]
     pub port: u16,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `BeginQuorumEpochResponse`, versions 0+.
+/// `Topics` of `BeginQuorumEpochResponse`, versions 0+ (flexible 1+).
 ///
 /// The topic data.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "1+", name = "TopicData", outline)]
 pub struct BeginQuorumEpochResponseTopicData {
     /// The topic name.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub topic_name: Str,
     /// The partition data.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<BeginQuorumEpochResponsePartitionData>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `TopicData`, versions 0+.
+/// `Partitions` of `TopicData`, versions 0+ (flexible 1+).
 ///
 /// The partition data.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "1+", name = "PartitionData", outline)]
 pub struct BeginQuorumEpochResponsePartitionData {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// The error code for this partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The ID of the current leader or -1 if the leader is unknown.
+    ///
+    /// Versions 0+; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId")]
     pub leader_id: i32,
     /// The latest known leader epoch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub leader_epoch: i32,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `NodeEndpoints` of `BeginQuorumEpochResponse`, versions 1+.
+/// `NodeEndpoints` of `BeginQuorumEpochResponse`, versions 1+ (flexible 1+).
 ///
 /// Endpoints for all leaders enumerated in PartitionData.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::begin_quorum_epoch::NodeEndpoint`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "1+", flexible = "1+", outline)]
 pub struct NodeEndpoint {
     /// The ID of the associated node.
+    ///
+    /// Versions 1+; map key; entity type brokerId.
     #[kafka(versions = "1+", entity_type = "brokerId", map_key)]
     pub node_id: i32,
     /// The node's hostname.
+    ///
+    /// Versions 1+.
     #[kafka(versions = "1+")]
     pub host: Str,
     /// The node's port.
+    ///
+    /// Versions 1+.
     #[kafka(versions = "1+")]
     pub port: u16,
     /// Tagged fields this struct does not declare.

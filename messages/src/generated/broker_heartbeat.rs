@@ -13,28 +13,44 @@
 use kafka_wire::{KafkaMessage, UnknownTaggedFields, Uuid};
 
 /// The BrokerHeartbeat request (API key 63): Kafka's `BrokerHeartbeatRequest.json`.
+///
+/// Versions 0-2; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 63, request, versions = "0-2", flexible = "0+", outline)]
 pub struct BrokerHeartbeatRequest {
     /// The broker ID.
+    ///
+    /// Versions 0+; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId")]
     pub broker_id: i32,
     /// The broker epoch.
+    ///
+    /// Versions 0+; default -1.
     #[kafka(versions = "0+", default = "-1")]
     pub broker_epoch: i64,
     /// The highest metadata offset which the broker has reached.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub current_metadata_offset: i64,
     /// True if the broker wants to be fenced, false otherwise.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub want_fence: bool,
     /// True if the broker wants to be shut down, false otherwise.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub want_shut_down: bool,
     /// Log directories that failed and went offline.
+    ///
+    /// Versions 1+; tag 0, tagged 1+.
     #[kafka(versions = "1+", tag = 0, tagged = "1+")]
     pub offline_log_dirs: Vec<Uuid>,
     /// List of log directories that are cordoned. This is null before the broker reaches the RECOVERY state.
+    ///
+    /// Versions 2+; nullable 2+; tag 1, tagged 2+; default null.
     #[kafka(
         versions = "2+",
         nullable = "2+",
@@ -48,22 +64,34 @@ pub struct BrokerHeartbeatRequest {
 }
 
 /// The BrokerHeartbeat response (API key 63): Kafka's `BrokerHeartbeatResponse.json`.
+///
+/// Versions 0-2; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 63, response, versions = "0-2", flexible = "0+", outline)]
 pub struct BrokerHeartbeatResponse {
     /// Duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// True if the broker has approximately caught up with the latest metadata.
+    ///
+    /// Versions 0+; default false.
     #[kafka(versions = "0+", default = "false")]
     pub is_caught_up: bool,
     /// True if the broker is fenced.
+    ///
+    /// Versions 0+; default true.
     #[kafka(versions = "0+", default = "true")]
     pub is_fenced: bool,
     /// True if the broker should proceed with its shutdown.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub should_shut_down: bool,
     /// Tagged fields this struct does not declare.

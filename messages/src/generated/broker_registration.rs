@@ -13,34 +13,54 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The BrokerRegistration request (API key 62): Kafka's `BrokerRegistrationRequest.json`.
+///
+/// Versions 0-4; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 62, request, versions = "0-4", flexible = "0+", outline)]
 pub struct BrokerRegistrationRequest {
     /// The broker ID.
+    ///
+    /// Versions 0+; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId")]
     pub broker_id: i32,
     /// The cluster id of the broker process.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub cluster_id: Str,
     /// The incarnation id of the broker process.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub incarnation_id: Uuid,
     /// The listeners of this broker.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub listeners: Vec<Listener>,
     /// The features on this broker. Note: in v0-v3, features with MinSupportedVersion = 0 are omitted.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub features: Vec<Feature>,
     /// The rack which this broker is in.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub rack: Option<Str>,
     /// If the required configurations for ZK migration are present, this value is set to true.
+    ///
+    /// Versions 1+; default false; not ignorable.
     #[kafka(versions = "1+", default = "false")]
     pub is_migrating_zk_broker: bool,
     /// Log directories configured in this broker which are available.
+    ///
+    /// Versions 2+; ignorable.
     #[kafka(versions = "2+", ignorable)]
     pub log_dirs: Vec<Uuid>,
     /// The epoch before a clean shutdown.
+    ///
+    /// Versions 3+; default -1; ignorable.
     #[kafka(versions = "3+", default = "-1", ignorable)]
     pub previous_broker_epoch: i64,
     /// Tagged fields this struct does not declare.
@@ -48,57 +68,83 @@ pub struct BrokerRegistrationRequest {
 }
 
 /// The BrokerRegistration response (API key 62): Kafka's `BrokerRegistrationResponse.json`.
+///
+/// Versions 0-4; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 62, response, versions = "0-4", flexible = "0+", outline)]
 pub struct BrokerRegistrationResponse {
     /// Duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The broker's assigned epoch, or -1 if none was assigned.
+    ///
+    /// Versions 0+; default -1.
     #[kafka(versions = "0+", default = "-1")]
     pub broker_epoch: i64,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Listeners` of `BrokerRegistrationRequest`, versions 0+.
+/// `Listeners` of `BrokerRegistrationRequest`, versions 0+ (flexible 0+).
 ///
 /// The listeners of this broker.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::broker_registration::Listener`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Listener {
     /// The name of the endpoint.
+    ///
+    /// Versions 0+; map key.
     #[kafka(versions = "0+", map_key)]
     pub name: Str,
     /// The hostname.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub host: Str,
     /// The port.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub port: u16,
     /// The security protocol.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub security_protocol: i16,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Features` of `BrokerRegistrationRequest`, versions 0+.
+/// `Features` of `BrokerRegistrationRequest`, versions 0+ (flexible 0+).
 ///
 /// The features on this broker. Note: in v0-v3, features with MinSupportedVersion = 0 are omitted.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::broker_registration::Feature`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Feature {
     /// The feature name.
+    ///
+    /// Versions 0+; map key.
     #[kafka(versions = "0+", map_key)]
     pub name: Str,
     /// The minimum supported feature level.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub min_supported_version: i16,
     /// The maximum supported feature level.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub max_supported_version: i16,
     /// Tagged fields this struct does not declare.

@@ -13,13 +13,19 @@
 use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The ConsumerGroupDescribe request (API key 69): Kafka's `ConsumerGroupDescribeRequest.json`.
+///
+/// Versions 0-1; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 69, request, versions = "0-1", flexible = "0+", outline)]
 pub struct ConsumerGroupDescribeRequest {
     /// The ids of the groups to describe.
+    ///
+    /// Versions 0+; entity type groupId.
     #[kafka(versions = "0+", entity_type = "groupId")]
     pub group_ids: Vec<Str>,
     /// Whether to include authorized operations.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub include_authorized_operations: bool,
     /// Tagged fields this struct does not declare.
@@ -27,121 +33,206 @@ pub struct ConsumerGroupDescribeRequest {
 }
 
 /// The ConsumerGroupDescribe response (API key 69): Kafka's `ConsumerGroupDescribeResponse.json`.
+///
+/// Versions 0-1; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 69, response, versions = "0-1", flexible = "0+", outline)]
 pub struct ConsumerGroupDescribeResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// Each described group.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub groups: Vec<DescribedGroup>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Groups` of `ConsumerGroupDescribeResponse`, versions 0+.
+/// `Groups` of `ConsumerGroupDescribeResponse`, versions 0+ (flexible 0+).
 ///
 /// Each described group.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::consumer_group_describe::DescribedGroup`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct DescribedGroup {
     /// The describe error, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The top-level error message, or null if there was no error.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub error_message: Option<Str>,
     /// The group ID string.
+    ///
+    /// Versions 0+; entity type groupId.
     #[kafka(versions = "0+", entity_type = "groupId")]
     pub group_id: Str,
     /// The group state string, or the empty string.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub group_state: Str,
     /// The group epoch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub group_epoch: i32,
     /// The assignment epoch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub assignment_epoch: i32,
     /// The selected assignor.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub assignor_name: Str,
     /// The members.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub members: Vec<Member>,
     /// 32-bit bitfield to represent authorized operations for this group.
+    ///
+    /// Versions 0+; default -2147483648.
     #[kafka(versions = "0+", default = "-2147483648")]
     pub authorized_operations: i32,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Members` of `DescribedGroup`, versions 0+.
+/// `Members` of `DescribedGroup`, versions 0+ (flexible 0+).
 ///
 /// The members.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::consumer_group_describe::Member`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Member {
     /// The member ID.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub member_id: Str,
     /// The member instance ID.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub instance_id: Option<Str>,
     /// The member rack ID.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub rack_id: Option<Str>,
     /// The current member epoch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub member_epoch: i32,
     /// The client ID.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub client_id: Str,
     /// The client host.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub client_host: Str,
     /// The subscribed topic names.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub subscribed_topic_names: Vec<Str>,
     /// the subscribed topic regex otherwise or null of not provided.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub subscribed_topic_regex: Option<Str>,
     /// The current assignment.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub assignment: Assignment,
     /// The target assignment.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub target_assignment: Assignment,
     /// -1 for unknown. 0 for classic member. +1 for consumer member.
+    ///
+    /// Versions 1+; default -1; ignorable.
     #[kafka(versions = "1+", default = "-1", ignorable)]
     pub member_type: i8,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// A common struct of `ConsumerGroupDescribeResponse`, versions 0+.
+/// A common struct of `ConsumerGroupDescribeResponse`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::consumer_group_describe::TopicPartitions`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TopicPartitions {
     /// The topic ID.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topic_id: Uuid,
     /// The topic name.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub topic_name: Str,
     /// The partitions.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// A common struct of `ConsumerGroupDescribeResponse`, versions 0+.
+impl TopicPartitions {
+    /// The topic as `version` names it: by `topic_id` (versions 0+) when the version has it and it is set, else by `topic_name` (versions 0+).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::at_least(0),
+            Some(&self.topic_name),
+            crate::__private::VersionRange::at_least(0),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `topic_name` where the version has it (versions 0+) and `topic_id` where it has it (versions 0+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::at_least(0).contains(version) {
+            self.topic_name = name.clone();
+        }
+        if crate::__private::VersionRange::at_least(0).contains(version) {
+            self.topic_id = id;
+        }
+    }
+}
+
+/// A common struct of `ConsumerGroupDescribeResponse`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::consumer_group_describe::Assignment`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Assignment {
     /// The assigned topic-partitions to the member.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topic_partitions: Vec<TopicPartitions>,
     /// Tagged fields this struct does not declare.

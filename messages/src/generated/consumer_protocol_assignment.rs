@@ -13,27 +13,39 @@
 use kafka_wire::{Bytes, FixedArray, KafkaMessage, Str};
 
 /// Kafka's `ConsumerProtocolAssignment.json`.
+///
+/// Versions 0-3; flexible none.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0-3", flexible = "none")]
 pub struct ConsumerProtocolAssignment {
     /// The list of topics and partitions assigned to this consumer.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub assigned_partitions: Vec<TopicPartition>,
     /// User data.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null", zero_copy)]
     pub user_data: Option<Bytes>,
 }
 
-/// `AssignedPartitions` of `ConsumerProtocolAssignment`, versions 0+.
+/// `AssignedPartitions` of `ConsumerProtocolAssignment`, versions 0+ (flexible none).
 ///
 /// The list of topics and partitions assigned to this consumer.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::consumer_protocol_assignment::TopicPartition`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "none")]
 pub struct TopicPartition {
     /// The topic name.
+    ///
+    /// Versions 0+; map key; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName", map_key)]
     pub topic: Str,
     /// The list of partitions assigned to this consumer.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: FixedArray<i32>,
 }

@@ -13,36 +13,54 @@
 use kafka_wire::{Bytes, FixedArray, KafkaMessage, Str};
 
 /// Kafka's `ConsumerProtocolSubscription.json`.
+///
+/// Versions 0-3; flexible none.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0-3", flexible = "none")]
 pub struct ConsumerProtocolSubscription {
     /// The topics that the member wants to consume.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<Str>,
     /// User data that will be passed back to the consumer.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null", zero_copy)]
     pub user_data: Option<Bytes>,
     /// The partitions that the member owns.
+    ///
+    /// Versions 1+; ignorable.
     #[kafka(versions = "1+", ignorable)]
     pub owned_partitions: Vec<TopicPartition>,
     /// The generation id of the member.
+    ///
+    /// Versions 2+; default -1; ignorable.
     #[kafka(versions = "2+", default = "-1", ignorable)]
     pub generation_id: i32,
     /// The rack id of the member.
+    ///
+    /// Versions 3+; nullable 3+; default null; ignorable.
     #[kafka(versions = "3+", nullable = "3+", default = "null", ignorable)]
     pub rack_id: Option<Str>,
 }
 
-/// `OwnedPartitions` of `ConsumerProtocolSubscription`, versions 1+.
+/// `OwnedPartitions` of `ConsumerProtocolSubscription`, versions 1+ (flexible none).
 ///
 /// The partitions that the member owns.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::consumer_protocol_subscription::TopicPartition`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "1+", flexible = "none")]
 pub struct TopicPartition {
     /// The topic name.
+    ///
+    /// Versions 1+; map key; entity type topicName.
     #[kafka(versions = "1+", entity_type = "topicName", map_key)]
     pub topic: Str,
     /// The partition ids.
+    ///
+    /// Versions 1+.
     #[kafka(versions = "1+")]
     pub partitions: FixedArray<i32>,
 }

@@ -13,10 +13,14 @@
 use kafka_wire::KafkaMessage;
 
 /// Kafka's `ControlRecordTypeSchema.json`.
+///
+/// Versions 0; flexible none.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0", flexible = "none", outline)]
 pub struct ControlRecordTypeSchema {
     /// The type of the control record, such as commit or abort
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub r#type: i16,
 }

@@ -13,22 +13,34 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The ControllerRegistration request (API key 70): Kafka's `ControllerRegistrationRequest.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 70, request, versions = "0", flexible = "0+", outline)]
 pub struct ControllerRegistrationRequest {
     /// The ID of the controller to register.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub controller_id: i32,
     /// The controller incarnation ID, which is unique to each process run.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub incarnation_id: Uuid,
     /// Set if the required configurations for ZK migration are present.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub zk_migration_ready: bool,
     /// The listeners of this controller.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub listeners: Vec<Listener>,
     /// The features on this controller.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub features: Vec<Feature>,
     /// Tagged fields this struct does not declare.
@@ -36,57 +48,83 @@ pub struct ControllerRegistrationRequest {
 }
 
 /// The ControllerRegistration response (API key 70): Kafka's `ControllerRegistrationResponse.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 70, response, versions = "0", flexible = "0+", outline)]
 pub struct ControllerRegistrationResponse {
     /// Duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The response error code.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The response error message, or null if there was no error.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub error_message: Option<Str>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Listeners` of `ControllerRegistrationRequest`, versions 0+.
+/// `Listeners` of `ControllerRegistrationRequest`, versions 0+ (flexible 0+).
 ///
 /// The listeners of this controller.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::controller_registration::Listener`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Listener {
     /// The name of the endpoint.
+    ///
+    /// Versions 0+; map key.
     #[kafka(versions = "0+", map_key)]
     pub name: Str,
     /// The hostname.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub host: Str,
     /// The port.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub port: u16,
     /// The security protocol.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub security_protocol: i16,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Features` of `ControllerRegistrationRequest`, versions 0+.
+/// `Features` of `ControllerRegistrationRequest`, versions 0+ (flexible 0+).
 ///
 /// The features on this controller.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::controller_registration::Feature`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Feature {
     /// The feature name.
+    ///
+    /// Versions 0+; map key.
     #[kafka(versions = "0+", map_key)]
     pub name: Str,
     /// The minimum supported feature level.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub min_supported_version: i16,
     /// The maximum supported feature level.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub max_supported_version: i16,
     /// Tagged fields this struct does not declare.

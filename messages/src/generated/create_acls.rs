@@ -13,10 +13,14 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The CreateAcls request (API key 30): Kafka's `CreateAclsRequest.json`.
+///
+/// Versions 1-3; flexible 2+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 30, request, versions = "1-3", flexible = "2+", outline)]
 pub struct CreateAclsRequest {
     /// The ACLs that we want to create.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub creations: Vec<AclCreation>,
     /// Tagged fields this struct does not declare.
@@ -24,60 +28,84 @@ pub struct CreateAclsRequest {
 }
 
 /// The CreateAcls response (API key 30): Kafka's `CreateAclsResponse.json`.
+///
+/// Versions 1-3; flexible 2+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 30, response, versions = "1-3", flexible = "2+", outline)]
 pub struct CreateAclsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The results for each ACL creation.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub results: Vec<AclCreationResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Creations` of `CreateAclsRequest`, versions 0+.
+/// `Creations` of `CreateAclsRequest`, versions 0+ (flexible 2+).
 ///
 /// The ACLs that we want to create.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct AclCreation {
     /// The type of the resource.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub resource_type: i8,
     /// The resource name for the ACL.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub resource_name: Str,
     /// The pattern type for the ACL.
+    ///
+    /// Versions 1+; default 3; not ignorable.
     #[kafka(versions = "1+", default = "3")]
     pub resource_pattern_type: i8,
     /// The principal for the ACL.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub principal: Str,
     /// The host for the ACL.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub host: Str,
     /// The operation type for the ACL (read, write, etc.).
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub operation: i8,
     /// The permission type for the ACL (allow, deny, etc.).
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub permission_type: i8,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Results` of `CreateAclsResponse`, versions 0+.
+/// `Results` of `CreateAclsResponse`, versions 0+ (flexible 2+).
 ///
 /// The results for each ACL creation.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct AclCreationResult {
     /// The result error, or zero if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The result message, or null if there was no error.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub error_message: Option<Str>,
     /// Tagged fields this struct does not declare.

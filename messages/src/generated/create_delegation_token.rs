@@ -13,19 +13,29 @@
 use kafka_wire::{Bytes, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The CreateDelegationToken request (API key 38): Kafka's `CreateDelegationTokenRequest.json`.
+///
+/// Versions 1-3; flexible 2+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 38, request, versions = "1-3", flexible = "2+", outline)]
 pub struct CreateDelegationTokenRequest {
     /// The principal type of the owner of the token. If it's null it defaults to the token request principal.
+    ///
+    /// Versions 3+; nullable 3+; not ignorable.
     #[kafka(versions = "3+", nullable = "3+")]
     pub owner_principal_type: Option<Str>,
     /// The principal name of the owner of the token. If it's null it defaults to the token request principal.
+    ///
+    /// Versions 3+; nullable 3+; not ignorable.
     #[kafka(versions = "3+", nullable = "3+")]
     pub owner_principal_name: Option<Str>,
     /// A list of those who are allowed to renew this token before it expires.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub renewers: Vec<CreatableRenewers>,
     /// The maximum lifetime of the token in milliseconds, or -1 to use the server side default.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub max_lifetime_ms: i64,
     /// Tagged fields this struct does not declare.
@@ -33,56 +43,84 @@ pub struct CreateDelegationTokenRequest {
 }
 
 /// The CreateDelegationToken response (API key 38): Kafka's `CreateDelegationTokenResponse.json`.
+///
+/// Versions 1-3; flexible 2+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 38, response, versions = "1-3", flexible = "2+", outline)]
 pub struct CreateDelegationTokenResponse {
     /// The top-level error, or zero if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The principal type of the token owner.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub principal_type: Str,
     /// The name of the token owner.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub principal_name: Str,
     /// The principal type of the requester of the token.
+    ///
+    /// Versions 3+; not ignorable.
     #[kafka(versions = "3+")]
     pub token_requester_principal_type: Str,
     /// The principal type of the requester of the token.
+    ///
+    /// Versions 3+; not ignorable.
     #[kafka(versions = "3+")]
     pub token_requester_principal_name: Str,
     /// When this token was generated.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub issue_timestamp_ms: i64,
     /// When this token expires.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub expiry_timestamp_ms: i64,
     /// The maximum lifetime of this token.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub max_timestamp_ms: i64,
     /// The token UUID.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub token_id: Str,
     /// HMAC of the delegation token.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub hmac: Bytes,
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Renewers` of `CreateDelegationTokenRequest`, versions 0+.
+/// `Renewers` of `CreateDelegationTokenRequest`, versions 0+ (flexible 2+).
 ///
 /// A list of those who are allowed to renew this token before it expires.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct CreatableRenewers {
     /// The type of the Kafka principal.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub principal_type: Str,
     /// The name of the Kafka principal.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub principal_name: Str,
     /// Tagged fields this struct does not declare.

@@ -13,16 +13,24 @@
 use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The CreatePartitions request (API key 37): Kafka's `CreatePartitionsRequest.json`.
+///
+/// Versions 0-3; flexible 2+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 37, request, versions = "0-3", flexible = "2+", outline)]
 pub struct CreatePartitionsRequest {
     /// Each topic that we want to create new partitions inside.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<CreatePartitionsTopic>,
     /// The time in ms to wait for the partitions to be created.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub timeout_ms: i32,
     /// If true, then validate the request, but don't actually increase the number of partitions.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub validate_only: bool,
     /// Tagged fields this struct does not declare.
@@ -30,64 +38,84 @@ pub struct CreatePartitionsRequest {
 }
 
 /// The CreatePartitions response (API key 37): Kafka's `CreatePartitionsResponse.json`.
+///
+/// Versions 0-3; flexible 2+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 37, response, versions = "0-3", flexible = "2+", outline)]
 pub struct CreatePartitionsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The partition creation results for each topic.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub results: Vec<CreatePartitionsTopicResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `CreatePartitionsRequest`, versions 0+.
+/// `Topics` of `CreatePartitionsRequest`, versions 0+ (flexible 2+).
 ///
 /// Each topic that we want to create new partitions inside.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct CreatePartitionsTopic {
     /// The topic name.
+    ///
+    /// Versions 0+; map key; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName", map_key)]
     pub name: Str,
     /// The new partition count.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub count: i32,
     /// The new partition assignments.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub assignments: Option<Vec<CreatePartitionsAssignment>>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Assignments` of `CreatePartitionsTopic`, versions 0+.
+/// `Assignments` of `CreatePartitionsTopic`, versions 0+ (flexible 2+).
 ///
 /// The new partition assignments.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct CreatePartitionsAssignment {
     /// The assigned broker IDs.
+    ///
+    /// Versions 0+; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId")]
     pub broker_ids: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Results` of `CreatePartitionsResponse`, versions 0+.
+/// `Results` of `CreatePartitionsResponse`, versions 0+ (flexible 2+).
 ///
 /// The partition creation results for each topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct CreatePartitionsTopicResult {
     /// The topic name.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub name: Str,
     /// The result error, or zero if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The result message, or null if there was no error.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub error_message: Option<Str>,
     /// Tagged fields this struct does not declare.

@@ -13,16 +13,24 @@
 use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The CreateTopics request (API key 19): Kafka's `CreateTopicsRequest.json`.
+///
+/// Versions 2-7; flexible 5+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 19, request, versions = "2-7", flexible = "5+", outline)]
 pub struct CreateTopicsRequest {
     /// The topics to create.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<CreatableTopic>,
     /// How long to wait in milliseconds before timing out the request.
+    ///
+    /// Versions 0+; default 60000.
     #[kafka(versions = "0+", default = "60000", name = "timeoutMs")]
     pub timeout_ms: i32,
     /// If true, check that the topics can be created as specified, but don't create anything.
+    ///
+    /// Versions 1+; default false.
     #[kafka(versions = "1+", default = "false", name = "validateOnly")]
     pub validate_only: bool,
     /// Tagged fields this struct does not declare.
@@ -30,129 +38,202 @@ pub struct CreateTopicsRequest {
 }
 
 /// The CreateTopics response (API key 19): Kafka's `CreateTopicsResponse.json`.
+///
+/// Versions 2-7; flexible 5+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 19, response, versions = "2-7", flexible = "5+", outline)]
 pub struct CreateTopicsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 2+; ignorable.
     #[kafka(versions = "2+", ignorable)]
     pub throttle_time_ms: i32,
     /// Results for each topic we tried to create.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<CreatableTopicResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `CreateTopicsRequest`, versions 0+.
+/// `Topics` of `CreateTopicsRequest`, versions 0+ (flexible 5+).
 ///
 /// The topics to create.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "5+", outline)]
 pub struct CreatableTopic {
     /// The topic name.
+    ///
+    /// Versions 0+; map key; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName", map_key)]
     pub name: Str,
     /// The number of partitions to create in the topic, or -1 if we are either specifying a manual partition assignment or using the default partitions.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub num_partitions: i32,
     /// The number of replicas to create for each partition in the topic, or -1 if we are either specifying a manual partition assignment or using the default replication factor.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub replication_factor: i16,
     /// The manual partition assignment, or the empty array if we are using automatic assignment.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub assignments: Vec<CreatableReplicaAssignment>,
     /// The custom topic configurations to set.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub configs: Vec<CreatableTopicConfig>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Assignments` of `CreatableTopic`, versions 0+.
+/// `Assignments` of `CreatableTopic`, versions 0+ (flexible 5+).
 ///
 /// The manual partition assignment, or the empty array if we are using automatic assignment.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "5+", outline)]
 pub struct CreatableReplicaAssignment {
     /// The partition index.
+    ///
+    /// Versions 0+; map key.
     #[kafka(versions = "0+", map_key)]
     pub partition_index: i32,
     /// The brokers to place the partition on.
+    ///
+    /// Versions 0+; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId")]
     pub broker_ids: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Configs` of `CreatableTopic`, versions 0+.
+/// `Configs` of `CreatableTopic`, versions 0+ (flexible 5+).
 ///
 /// The custom topic configurations to set.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "5+", outline)]
 pub struct CreatableTopicConfig {
     /// The configuration name.
+    ///
+    /// Versions 0+; map key.
     #[kafka(versions = "0+", map_key)]
     pub name: Str,
     /// The configuration value.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub value: Option<Str>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `CreateTopicsResponse`, versions 0+.
+/// `Topics` of `CreateTopicsResponse`, versions 0+ (flexible 5+).
 ///
 /// Results for each topic we tried to create.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "5+", outline)]
 pub struct CreatableTopicResult {
     /// The topic name.
+    ///
+    /// Versions 0+; map key; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName", map_key)]
     pub name: Str,
     /// The unique topic ID.
+    ///
+    /// Versions 7+; ignorable.
     #[kafka(versions = "7+", ignorable)]
     pub topic_id: Uuid,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The error message, or null if there was no error.
+    ///
+    /// Versions 1+; nullable 0+; ignorable.
     #[kafka(versions = "1+", nullable = "0+", ignorable)]
     pub error_message: Option<Str>,
     /// Optional topic config error returned if configs are not returned in the response.
+    ///
+    /// Versions 5+; tag 0, tagged 5+; ignorable.
     #[kafka(versions = "5+", tag = 0, tagged = "5+", ignorable)]
     pub topic_config_error_code: i16,
     /// Number of partitions of the topic.
+    ///
+    /// Versions 5+; default -1; ignorable.
     #[kafka(versions = "5+", default = "-1", ignorable)]
     pub num_partitions: i32,
     /// Replication factor of the topic.
+    ///
+    /// Versions 5+; default -1; ignorable.
     #[kafka(versions = "5+", default = "-1", ignorable)]
     pub replication_factor: i16,
     /// Configuration of the topic.
+    ///
+    /// Versions 5+; nullable 5+; ignorable.
     #[kafka(versions = "5+", nullable = "5+", ignorable)]
     pub configs: Option<Vec<CreatableTopicConfigs>>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Configs` of `CreatableTopicResult`, versions 5+.
+impl CreatableTopicResult {
+    /// The topic as `version` names it: by `topic_id` (versions 7+) when the version has it and it is set, else by `name` (versions 0+).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::at_least(0),
+            Some(&self.name),
+            crate::__private::VersionRange::at_least(7),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `name` where the version has it (versions 0+) and `topic_id` where it has it (versions 7+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::at_least(0).contains(version) {
+            self.name = name.clone();
+        }
+        if crate::__private::VersionRange::at_least(7).contains(version) {
+            self.topic_id = id;
+        }
+    }
+}
+
+/// `Configs` of `CreatableTopicResult`, versions 5+ (flexible 5+).
 ///
 /// Configuration of the topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "5+", flexible = "5+", outline)]
 pub struct CreatableTopicConfigs {
     /// The configuration name.
+    ///
+    /// Versions 5+.
     #[kafka(versions = "5+")]
     pub name: Str,
     /// The configuration value.
+    ///
+    /// Versions 5+; nullable 5+.
     #[kafka(versions = "5+", nullable = "5+")]
     pub value: Option<Str>,
     /// True if the configuration is read-only.
+    ///
+    /// Versions 5+.
     #[kafka(versions = "5+")]
     pub read_only: bool,
     /// The configuration source.
+    ///
+    /// Versions 5+; default -1; ignorable.
     #[kafka(versions = "5+", default = "-1", ignorable)]
     pub config_source: i8,
     /// True if this configuration is sensitive.
+    ///
+    /// Versions 5+.
     #[kafka(versions = "5+")]
     pub is_sensitive: bool,
     /// Tagged fields this struct does not declare.

@@ -13,16 +13,24 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// Kafka's `DefaultPrincipalData.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0", flexible = "0+", outline)]
 pub struct DefaultPrincipalData {
     /// The principal type.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub r#type: Str,
     /// The principal name.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub name: Str,
     /// Whether the principal was authenticated by a delegation token on the forwarding broker.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub token_authenticated: bool,
     /// Tagged fields this struct does not declare.

@@ -13,10 +13,14 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The DeleteAcls request (API key 31): Kafka's `DeleteAclsRequest.json`.
+///
+/// Versions 1-3; flexible 2+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 31, request, versions = "1-3", flexible = "2+", outline)]
 pub struct DeleteAclsRequest {
     /// The filters to use when deleting ACLs.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub filters: Vec<DeleteAclsFilter>,
     /// Tagged fields this struct does not declare.
@@ -24,100 +28,144 @@ pub struct DeleteAclsRequest {
 }
 
 /// The DeleteAcls response (API key 31): Kafka's `DeleteAclsResponse.json`.
+///
+/// Versions 1-3; flexible 2+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 31, response, versions = "1-3", flexible = "2+", outline)]
 pub struct DeleteAclsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The results for each filter.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub filter_results: Vec<DeleteAclsFilterResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Filters` of `DeleteAclsRequest`, versions 0+.
+/// `Filters` of `DeleteAclsRequest`, versions 0+ (flexible 2+).
 ///
 /// The filters to use when deleting ACLs.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct DeleteAclsFilter {
     /// The resource type.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub resource_type_filter: i8,
     /// The resource name, or null to match any resource name.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub resource_name_filter: Option<Str>,
     /// The pattern type.
+    ///
+    /// Versions 1+; default 3; not ignorable.
     #[kafka(versions = "1+", default = "3")]
     pub pattern_type_filter: i8,
     /// The principal filter, or null to accept all principals.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub principal_filter: Option<Str>,
     /// The host filter, or null to accept all hosts.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub host_filter: Option<Str>,
     /// The ACL operation.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub operation: i8,
     /// The permission type.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub permission_type: i8,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `FilterResults` of `DeleteAclsResponse`, versions 0+.
+/// `FilterResults` of `DeleteAclsResponse`, versions 0+ (flexible 2+).
 ///
 /// The results for each filter.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct DeleteAclsFilterResult {
     /// The error code, or 0 if the filter succeeded.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The error message, or null if the filter succeeded.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub error_message: Option<Str>,
     /// The ACLs which matched this filter.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub matching_acls: Vec<DeleteAclsMatchingAcl>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `MatchingAcls` of `DeleteAclsFilterResult`, versions 0+.
+/// `MatchingAcls` of `DeleteAclsFilterResult`, versions 0+ (flexible 2+).
 ///
 /// The ACLs which matched this filter.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct DeleteAclsMatchingAcl {
     /// The deletion error code, or 0 if the deletion succeeded.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The deletion error message, or null if the deletion succeeded.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub error_message: Option<Str>,
     /// The ACL resource type.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub resource_type: i8,
     /// The ACL resource name.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub resource_name: Str,
     /// The ACL resource pattern type.
+    ///
+    /// Versions 1+; default 3; not ignorable.
     #[kafka(versions = "1+", default = "3")]
     pub pattern_type: i8,
     /// The ACL principal.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub principal: Str,
     /// The ACL host.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub host: Str,
     /// The ACL operation.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub operation: i8,
     /// The ACL permission type.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub permission_type: i8,
     /// Tagged fields this struct does not declare.

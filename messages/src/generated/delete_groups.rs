@@ -13,10 +13,14 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The DeleteGroups request (API key 42): Kafka's `DeleteGroupsRequest.json`.
+///
+/// Versions 0-3; flexible 2+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 42, request, versions = "0-3", flexible = "2+", outline)]
 pub struct DeleteGroupsRequest {
     /// The group names to delete.
+    ///
+    /// Versions 0+; entity type groupId.
     #[kafka(versions = "0+", entity_type = "groupId")]
     pub groups_names: Vec<Str>,
     /// Tagged fields this struct does not declare.
@@ -24,32 +28,44 @@ pub struct DeleteGroupsRequest {
 }
 
 /// The DeleteGroups response (API key 42): Kafka's `DeleteGroupsResponse.json`.
+///
+/// Versions 0-3; flexible 2+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 42, response, versions = "0-3", flexible = "2+", outline)]
 pub struct DeleteGroupsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The deletion results.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub results: Vec<DeletableGroupResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Results` of `DeleteGroupsResponse`, versions 0+.
+/// `Results` of `DeleteGroupsResponse`, versions 0+ (flexible 2+).
 ///
 /// The deletion results.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct DeletableGroupResult {
     /// The group id.
+    ///
+    /// Versions 0+; map key; entity type groupId.
     #[kafka(versions = "0+", entity_type = "groupId", map_key)]
     pub group_id: Str,
     /// The deletion error, or 0 if the deletion succeeded.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The error message, or null if there was no error.
+    ///
+    /// Versions 3+; nullable 3+; default null; ignorable.
     #[kafka(versions = "3+", nullable = "3+", default = "null", ignorable)]
     pub error_message: Option<Str>,
     /// Tagged fields this struct does not declare.

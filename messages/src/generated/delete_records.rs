@@ -13,13 +13,19 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The DeleteRecords request (API key 21): Kafka's `DeleteRecordsRequest.json`.
+///
+/// Versions 0-2; flexible 2+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 21, request, versions = "0-2", flexible = "2+", outline)]
 pub struct DeleteRecordsRequest {
     /// Each topic that we want to delete records from.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<DeleteRecordsTopic>,
     /// How long to wait for the deletion to complete, in milliseconds.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub timeout_ms: i32,
     /// Tagged fields this struct does not declare.
@@ -27,80 +33,104 @@ pub struct DeleteRecordsRequest {
 }
 
 /// The DeleteRecords response (API key 21): Kafka's `DeleteRecordsResponse.json`.
+///
+/// Versions 0-2; flexible 2+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 21, response, versions = "0-2", flexible = "2+", outline)]
 pub struct DeleteRecordsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// Each topic that we wanted to delete records from.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<DeleteRecordsTopicResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `DeleteRecordsRequest`, versions 0+.
+/// `Topics` of `DeleteRecordsRequest`, versions 0+ (flexible 2+).
 ///
 /// Each topic that we want to delete records from.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct DeleteRecordsTopic {
     /// The topic name.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub name: Str,
     /// Each partition that we want to delete records from.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<DeleteRecordsPartition>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `DeleteRecordsTopic`, versions 0+.
+/// `Partitions` of `DeleteRecordsTopic`, versions 0+ (flexible 2+).
 ///
 /// Each partition that we want to delete records from.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct DeleteRecordsPartition {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// The deletion offset. -1 means that records should be truncated to the high watermark.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub offset: i64,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `DeleteRecordsResponse`, versions 0+.
+/// `Topics` of `DeleteRecordsResponse`, versions 0+ (flexible 2+).
 ///
 /// Each topic that we wanted to delete records from.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct DeleteRecordsTopicResult {
     /// The topic name.
+    ///
+    /// Versions 0+; map key; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName", map_key)]
     pub name: Str,
     /// Each partition that we wanted to delete records from.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<DeleteRecordsPartitionResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `DeleteRecordsTopicResult`, versions 0+.
+/// `Partitions` of `DeleteRecordsTopicResult`, versions 0+ (flexible 2+).
 ///
 /// Each partition that we wanted to delete records from.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct DeleteRecordsPartitionResult {
     /// The partition index.
+    ///
+    /// Versions 0+; map key.
     #[kafka(versions = "0+", map_key)]
     pub partition_index: i32,
     /// The partition low water mark.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub low_watermark: i64,
     /// The deletion error code, or 0 if the deletion succeeded.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// Tagged fields this struct does not declare.

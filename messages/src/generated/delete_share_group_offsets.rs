@@ -13,13 +13,19 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The DeleteShareGroupOffsets request (API key 92): Kafka's `DeleteShareGroupOffsetsRequest.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 92, request, versions = "0", flexible = "0+", outline)]
 pub struct DeleteShareGroupOffsetsRequest {
     /// The group identifier.
+    ///
+    /// Versions 0+; entity type groupId.
     #[kafka(versions = "0+", entity_type = "groupId")]
     pub group_id: Str,
     /// The topics to delete offsets for.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<DeleteShareGroupOffsetsRequestTopic>,
     /// Tagged fields this struct does not declare.
@@ -27,56 +33,99 @@ pub struct DeleteShareGroupOffsetsRequest {
 }
 
 /// The DeleteShareGroupOffsets response (API key 92): Kafka's `DeleteShareGroupOffsetsResponse.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 92, response, versions = "0", flexible = "0+", outline)]
 pub struct DeleteShareGroupOffsetsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The top-level error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The top-level error message, or null if there was no error.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub error_message: Option<Str>,
     /// The results for each topic.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub responses: Vec<DeleteShareGroupOffsetsResponseTopic>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `DeleteShareGroupOffsetsRequest`, versions 0+.
+/// `Topics` of `DeleteShareGroupOffsetsRequest`, versions 0+ (flexible 0+).
 ///
 /// The topics to delete offsets for.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct DeleteShareGroupOffsetsRequestTopic {
     /// The topic name.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub topic_name: Str,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Responses` of `DeleteShareGroupOffsetsResponse`, versions 0+.
+/// `Responses` of `DeleteShareGroupOffsetsResponse`, versions 0+ (flexible 0+).
 ///
 /// The results for each topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct DeleteShareGroupOffsetsResponseTopic {
     /// The topic name.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub topic_name: Str,
     /// The unique topic ID.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topic_id: Uuid,
     /// The topic-level error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The topic-level error message, or null if there was no error.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub error_message: Option<Str>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
+}
+
+impl DeleteShareGroupOffsetsResponseTopic {
+    /// The topic as `version` names it: by `topic_id` (versions 0+) when the version has it and it is set, else by `topic_name` (versions 0+).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::at_least(0),
+            Some(&self.topic_name),
+            crate::__private::VersionRange::at_least(0),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `topic_name` where the version has it (versions 0+) and `topic_id` where it has it (versions 0+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::at_least(0).contains(version) {
+            self.topic_name = name.clone();
+        }
+        if crate::__private::VersionRange::at_least(0).contains(version) {
+            self.topic_id = id;
+        }
+    }
 }

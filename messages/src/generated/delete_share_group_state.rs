@@ -13,13 +13,19 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The DeleteShareGroupState request (API key 86): Kafka's `DeleteShareGroupStateRequest.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 86, request, versions = "0", flexible = "0+", outline)]
 pub struct DeleteShareGroupStateRequest {
     /// The group identifier.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub group_id: Str,
     /// The data for the topics.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<DeleteStateData>,
     /// Tagged fields this struct does not declare.
@@ -27,74 +33,98 @@ pub struct DeleteShareGroupStateRequest {
 }
 
 /// The DeleteShareGroupState response (API key 86): Kafka's `DeleteShareGroupStateResponse.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 86, response, versions = "0", flexible = "0+", outline)]
 pub struct DeleteShareGroupStateResponse {
     /// The delete results.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub results: Vec<DeleteStateResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `DeleteShareGroupStateRequest`, versions 0+.
+/// `Topics` of `DeleteShareGroupStateRequest`, versions 0+ (flexible 0+).
 ///
 /// The data for the topics.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct DeleteStateData {
     /// The topic identifier.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topic_id: Uuid,
     /// The data for the partitions.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<PartitionData>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `DeleteStateData`, versions 0+.
+/// `Partitions` of `DeleteStateData`, versions 0+ (flexible 0+).
 ///
 /// The data for the partitions.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::delete_share_group_state::PartitionData`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct PartitionData {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition: i32,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Results` of `DeleteShareGroupStateResponse`, versions 0+.
+/// `Results` of `DeleteShareGroupStateResponse`, versions 0+ (flexible 0+).
 ///
 /// The delete results.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct DeleteStateResult {
     /// The topic identifier.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topic_id: Uuid,
     /// The results for the partitions.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<PartitionResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `DeleteStateResult`, versions 0+.
+/// `Partitions` of `DeleteStateResult`, versions 0+ (flexible 0+).
 ///
 /// The results for the partitions.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::delete_share_group_state::PartitionResult`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct PartitionResult {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The error message, or null if there was no error.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub error_message: Option<Str>,
     /// Tagged fields this struct does not declare.

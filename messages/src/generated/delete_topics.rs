@@ -13,16 +13,24 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The DeleteTopics request (API key 20): Kafka's `DeleteTopicsRequest.json`.
+///
+/// Versions 1-6; flexible 4+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 20, request, versions = "1-6", flexible = "4+", outline)]
 pub struct DeleteTopicsRequest {
     /// The name or topic ID of the topic.
+    ///
+    /// Versions 6+; not ignorable.
     #[kafka(versions = "6+")]
     pub topics: Vec<DeleteTopicState>,
     /// The names of the topics to delete.
+    ///
+    /// Versions 0-5; ignorable; entity type topicName.
     #[kafka(versions = "0-5", ignorable, entity_type = "topicName")]
     pub topic_names: Vec<Str>,
     /// The length of time in milliseconds to wait for the deletions to complete.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub timeout_ms: i32,
     /// Tagged fields this struct does not declare.
@@ -30,26 +38,34 @@ pub struct DeleteTopicsRequest {
 }
 
 /// The DeleteTopics response (API key 20): Kafka's `DeleteTopicsResponse.json`.
+///
+/// Versions 1-6; flexible 4+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 20, response, versions = "1-6", flexible = "4+", outline)]
 pub struct DeleteTopicsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 1+; ignorable.
     #[kafka(versions = "1+", ignorable)]
     pub throttle_time_ms: i32,
     /// The results for each topic we tried to delete.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub responses: Vec<DeletableTopicResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `DeleteTopicsRequest`, versions 6+.
+/// `Topics` of `DeleteTopicsRequest`, versions 6+ (flexible 4+).
 ///
 /// The name or topic ID of the topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "6+", flexible = "4+", outline)]
 pub struct DeleteTopicState {
     /// The topic name.
+    ///
+    /// Versions 6+; nullable 6+; default null; entity type topicName.
     #[kafka(
         versions = "6+",
         nullable = "6+",
@@ -58,30 +74,86 @@ pub struct DeleteTopicState {
     )]
     pub name: Option<Str>,
     /// The unique topic ID.
+    ///
+    /// Versions 6+.
     #[kafka(versions = "6+")]
     pub topic_id: Uuid,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Responses` of `DeleteTopicsResponse`, versions 0+.
+impl DeleteTopicState {
+    /// The topic as `version` names it: by `topic_id` (versions 6+) when the version has it and it is set, else by `name` (versions 6+).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::at_least(6),
+            self.name.as_ref(),
+            crate::__private::VersionRange::at_least(6),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `name` where the version has it (versions 6+) and `topic_id` where it has it (versions 6+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::at_least(6).contains(version) {
+            self.name = Some(name.clone());
+        }
+        if crate::__private::VersionRange::at_least(6).contains(version) {
+            self.topic_id = id;
+        }
+    }
+}
+
+/// `Responses` of `DeleteTopicsResponse`, versions 0+ (flexible 4+).
 ///
 /// The results for each topic we tried to delete.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "4+", outline)]
 pub struct DeletableTopicResult {
     /// The topic name.
+    ///
+    /// Versions 0+; nullable 6+; map key; entity type topicName.
     #[kafka(versions = "0+", nullable = "6+", entity_type = "topicName", map_key)]
     pub name: Option<Str>,
     /// The unique topic ID.
+    ///
+    /// Versions 6+; ignorable.
     #[kafka(versions = "6+", ignorable)]
     pub topic_id: Uuid,
     /// The deletion error, or 0 if the deletion succeeded.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The error message, or null if there was no error.
+    ///
+    /// Versions 5+; nullable 5+; default null; ignorable.
     #[kafka(versions = "5+", nullable = "5+", default = "null", ignorable)]
     pub error_message: Option<Str>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
+}
+
+impl DeletableTopicResult {
+    /// The topic as `version` names it: by `topic_id` (versions 6+) when the version has it and it is set, else by `name` (versions 0+).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::at_least(0),
+            self.name.as_ref(),
+            crate::__private::VersionRange::at_least(6),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `name` where the version has it (versions 0+) and `topic_id` where it has it (versions 6+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::at_least(0).contains(version) {
+            self.name = Some(name.clone());
+        }
+        if crate::__private::VersionRange::at_least(6).contains(version) {
+            self.topic_id = id;
+        }
+    }
 }

@@ -13,28 +13,44 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The DescribeAcls request (API key 29): Kafka's `DescribeAclsRequest.json`.
+///
+/// Versions 1-3; flexible 2+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 29, request, versions = "1-3", flexible = "2+", outline)]
 pub struct DescribeAclsRequest {
     /// The resource type.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub resource_type_filter: i8,
     /// The resource name, or null to match any resource name.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub resource_name_filter: Option<Str>,
     /// The resource pattern to match.
+    ///
+    /// Versions 1+; default 3.
     #[kafka(versions = "1+", default = "3")]
     pub pattern_type_filter: i8,
     /// The principal to match, or null to match any principal.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub principal_filter: Option<Str>,
     /// The host to match, or null to match any host.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub host_filter: Option<Str>,
     /// The operation to match.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub operation: i8,
     /// The permission type to match.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub permission_type: i8,
     /// Tagged fields this struct does not declare.
@@ -42,63 +58,89 @@ pub struct DescribeAclsRequest {
 }
 
 /// The DescribeAcls response (API key 29): Kafka's `DescribeAclsResponse.json`.
+///
+/// Versions 1-3; flexible 2+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 29, response, versions = "1-3", flexible = "2+", outline)]
 pub struct DescribeAclsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The error message, or null if there was no error.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub error_message: Option<Str>,
     /// Each Resource that is referenced in an ACL.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub resources: Vec<DescribeAclsResource>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Resources` of `DescribeAclsResponse`, versions 0+.
+/// `Resources` of `DescribeAclsResponse`, versions 0+ (flexible 2+).
 ///
 /// Each Resource that is referenced in an ACL.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct DescribeAclsResource {
     /// The resource type.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub resource_type: i8,
     /// The resource name.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub resource_name: Str,
     /// The resource pattern type.
+    ///
+    /// Versions 1+; default 3; not ignorable.
     #[kafka(versions = "1+", default = "3")]
     pub pattern_type: i8,
     /// The ACLs.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub acls: Vec<AclDescription>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Acls` of `DescribeAclsResource`, versions 0+.
+/// `Acls` of `DescribeAclsResource`, versions 0+ (flexible 2+).
 ///
 /// The ACLs.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct AclDescription {
     /// The ACL principal.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub principal: Str,
     /// The ACL host.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub host: Str,
     /// The ACL operation.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub operation: i8,
     /// The ACL permission type.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub permission_type: i8,
     /// Tagged fields this struct does not declare.

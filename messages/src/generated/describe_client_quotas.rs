@@ -13,13 +13,19 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The DescribeClientQuotas request (API key 48): Kafka's `DescribeClientQuotasRequest.json`.
+///
+/// Versions 0-1; flexible 1+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 48, request, versions = "0-1", flexible = "1+", outline)]
 pub struct DescribeClientQuotasRequest {
     /// Filter components to apply to quota entities.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub components: Vec<ComponentData>,
     /// Whether the match is strict, i.e. should exclude entities with unspecified entity types.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub strict: bool,
     /// Tagged fields this struct does not declare.
@@ -27,86 +33,116 @@ pub struct DescribeClientQuotasRequest {
 }
 
 /// The DescribeClientQuotas response (API key 48): Kafka's `DescribeClientQuotasResponse.json`.
+///
+/// Versions 0-1; flexible 1+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 48, response, versions = "0-1", flexible = "1+", outline)]
 pub struct DescribeClientQuotasResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The error code, or `0` if the quota description succeeded.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The error message, or `null` if the quota description succeeded.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub error_message: Option<Str>,
     /// A result entry.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub entries: Option<Vec<EntryData>>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Components` of `DescribeClientQuotasRequest`, versions 0+.
+/// `Components` of `DescribeClientQuotasRequest`, versions 0+ (flexible 1+).
 ///
 /// Filter components to apply to quota entities.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "1+", outline)]
 pub struct ComponentData {
     /// The entity type that the filter component applies to.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub entity_type: Str,
     /// How to match the entity {0 = exact name, 1 = default name, 2 = any specified name}.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub match_type: i8,
     /// The string to match against, or null if unused for the match type.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub r#match: Option<Str>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Entries` of `DescribeClientQuotasResponse`, versions 0+.
+/// `Entries` of `DescribeClientQuotasResponse`, versions 0+ (flexible 1+).
 ///
 /// A result entry.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "1+", outline)]
 pub struct EntryData {
     /// The quota entity description.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub entity: Vec<EntityData>,
     /// The quota values for the entity.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub values: Vec<ValueData>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Entity` of `EntryData`, versions 0+.
+/// `Entity` of `EntryData`, versions 0+ (flexible 1+).
 ///
 /// The quota entity description.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::describe_client_quotas::EntityData`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "1+", outline)]
 pub struct EntityData {
     /// The entity type.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub entity_type: Str,
     /// The entity name, or null if the default.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub entity_name: Option<Str>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Values` of `EntryData`, versions 0+.
+/// `Values` of `EntryData`, versions 0+ (flexible 1+).
 ///
 /// The quota values for the entity.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "1+", outline)]
 pub struct ValueData {
     /// The quota configuration key.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub key: Str,
     /// The quota configuration value.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub value: f64,
     /// Tagged fields this struct does not declare.

@@ -13,16 +13,24 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The DescribeCluster request (API key 60): Kafka's `DescribeClusterRequest.json`.
+///
+/// Versions 0-2; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 60, request, versions = "0-2", flexible = "0+", outline)]
 pub struct DescribeClusterRequest {
     /// Whether to include cluster authorized operations.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub include_cluster_authorized_operations: bool,
     /// The endpoint type to describe. 1=brokers, 2=controllers.
+    ///
+    /// Versions 1+; default 1; not ignorable.
     #[kafka(versions = "1+", default = "1")]
     pub endpoint_type: i8,
     /// Whether to include fenced brokers when listing brokers.
+    ///
+    /// Versions 2+; not ignorable.
     #[kafka(versions = "2+")]
     pub include_fenced_brokers: bool,
     /// Tagged fields this struct does not declare.
@@ -30,56 +38,84 @@ pub struct DescribeClusterRequest {
 }
 
 /// The DescribeCluster response (API key 60): Kafka's `DescribeClusterResponse.json`.
+///
+/// Versions 0-2; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 60, response, versions = "0-2", flexible = "0+", outline)]
 pub struct DescribeClusterResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The top-level error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The top-level error message, or null if there was no error.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub error_message: Option<Str>,
     /// The endpoint type that was described. 1=brokers, 2=controllers.
+    ///
+    /// Versions 1+; default 1; not ignorable.
     #[kafka(versions = "1+", default = "1")]
     pub endpoint_type: i8,
     /// The cluster ID that responding broker belongs to.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub cluster_id: Str,
     /// The ID of the controller. When handled by a controller, returns the current voter leader ID. When handled by a broker, returns a random alive broker ID as a fallback.
+    ///
+    /// Versions 0+; default -1; entity type brokerId.
     #[kafka(versions = "0+", default = "-1", entity_type = "brokerId")]
     pub controller_id: i32,
     /// Each broker in the response.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub brokers: Vec<DescribeClusterBroker>,
     /// 32-bit bitfield to represent authorized operations for this cluster.
+    ///
+    /// Versions 0+; default -2147483648.
     #[kafka(versions = "0+", default = "-2147483648")]
     pub cluster_authorized_operations: i32,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Brokers` of `DescribeClusterResponse`, versions 0+.
+/// `Brokers` of `DescribeClusterResponse`, versions 0+ (flexible 0+).
 ///
 /// Each broker in the response.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct DescribeClusterBroker {
     /// The broker ID.
+    ///
+    /// Versions 0+; map key; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId", map_key)]
     pub broker_id: i32,
     /// The broker hostname.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub host: Str,
     /// The broker port.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub port: i32,
     /// The rack of the broker, or null if it has not been assigned to a rack.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub rack: Option<Str>,
     /// Whether the broker is fenced
+    ///
+    /// Versions 2+; not ignorable.
     #[kafka(versions = "2+")]
     pub is_fenced: bool,
     /// Tagged fields this struct does not declare.

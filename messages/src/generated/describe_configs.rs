@@ -13,16 +13,24 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The DescribeConfigs request (API key 32): Kafka's `DescribeConfigsRequest.json`.
+///
+/// Versions 1-4; flexible 4+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 32, request, versions = "1-4", flexible = "4+", outline)]
 pub struct DescribeConfigsRequest {
     /// The resources whose configurations we want to describe.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub resources: Vec<DescribeConfigsResource>,
     /// True if we should include all synonyms.
+    ///
+    /// Versions 1+; default false.
     #[kafka(versions = "1+", default = "false")]
     pub include_synonyms: bool,
     /// True if we should include configuration documentation.
+    ///
+    /// Versions 3+; default false; not ignorable.
     #[kafka(versions = "3+", default = "false")]
     pub include_documentation: bool,
     /// Tagged fields this struct does not declare.
@@ -30,110 +38,154 @@ pub struct DescribeConfigsRequest {
 }
 
 /// The DescribeConfigs response (API key 32): Kafka's `DescribeConfigsResponse.json`.
+///
+/// Versions 1-4; flexible 4+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 32, response, versions = "1-4", flexible = "4+", outline)]
 pub struct DescribeConfigsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The results for each resource.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub results: Vec<DescribeConfigsResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Resources` of `DescribeConfigsRequest`, versions 0+.
+/// `Resources` of `DescribeConfigsRequest`, versions 0+ (flexible 4+).
 ///
 /// The resources whose configurations we want to describe.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "4+", outline)]
 pub struct DescribeConfigsResource {
     /// The resource type.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub resource_type: i8,
     /// The resource name.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub resource_name: Str,
     /// The configuration keys to list, or null to list all configuration keys.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub configuration_keys: Option<Vec<Str>>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Results` of `DescribeConfigsResponse`, versions 0+.
+/// `Results` of `DescribeConfigsResponse`, versions 0+ (flexible 4+).
 ///
 /// The results for each resource.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "4+", outline)]
 pub struct DescribeConfigsResult {
     /// The error code, or 0 if we were able to successfully describe the configurations.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The error message, or null if we were able to successfully describe the configurations.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub error_message: Option<Str>,
     /// The resource type.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub resource_type: i8,
     /// The resource name.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub resource_name: Str,
     /// Each listed configuration.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub configs: Vec<DescribeConfigsResourceResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Configs` of `DescribeConfigsResult`, versions 0+.
+/// `Configs` of `DescribeConfigsResult`, versions 0+ (flexible 4+).
 ///
 /// Each listed configuration.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "4+", outline)]
 pub struct DescribeConfigsResourceResult {
     /// The configuration name.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub name: Str,
     /// The configuration value.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub value: Option<Str>,
     /// True if the configuration is read-only.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub read_only: bool,
     /// The configuration source.
+    ///
+    /// Versions 1+; default -1; ignorable.
     #[kafka(versions = "1+", default = "-1", ignorable)]
     pub config_source: i8,
     /// True if this configuration is sensitive.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub is_sensitive: bool,
     /// The synonyms for this configuration key.
+    ///
+    /// Versions 1+; ignorable.
     #[kafka(versions = "1+", ignorable)]
     pub synonyms: Vec<DescribeConfigsSynonym>,
     /// The configuration data type. Type can be one of the following values - BOOLEAN, STRING, INT, SHORT, LONG, DOUBLE, LIST, CLASS, PASSWORD.
+    ///
+    /// Versions 3+; default 0; ignorable.
     #[kafka(versions = "3+", default = "0", ignorable)]
     pub config_type: i8,
     /// The configuration documentation.
+    ///
+    /// Versions 3+; nullable 0+; ignorable.
     #[kafka(versions = "3+", nullable = "0+", ignorable)]
     pub documentation: Option<Str>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Synonyms` of `DescribeConfigsResourceResult`, versions 1+.
+/// `Synonyms` of `DescribeConfigsResourceResult`, versions 1+ (flexible 4+).
 ///
 /// The synonyms for this configuration key.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "1+", flexible = "4+", outline)]
 pub struct DescribeConfigsSynonym {
     /// The synonym name.
+    ///
+    /// Versions 1+.
     #[kafka(versions = "1+")]
     pub name: Str,
     /// The synonym value.
+    ///
+    /// Versions 1+; nullable 0+.
     #[kafka(versions = "1+", nullable = "0+")]
     pub value: Option<Str>,
     /// The synonym source.
+    ///
+    /// Versions 1+.
     #[kafka(versions = "1+")]
     pub source: i8,
     /// Tagged fields this struct does not declare.

@@ -13,10 +13,14 @@
 use kafka_wire::{Bytes, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The DescribeDelegationToken request (API key 41): Kafka's `DescribeDelegationTokenRequest.json`.
+///
+/// Versions 1-3; flexible 2+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 41, request, versions = "1-3", flexible = "2+", outline)]
 pub struct DescribeDelegationTokenRequest {
     /// Each owner that we want to describe delegation tokens for, or null to describe all tokens.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub owners: Option<Vec<DescribeDelegationTokenOwner>>,
     /// Tagged fields this struct does not declare.
@@ -24,88 +28,124 @@ pub struct DescribeDelegationTokenRequest {
 }
 
 /// The DescribeDelegationToken response (API key 41): Kafka's `DescribeDelegationTokenResponse.json`.
+///
+/// Versions 1-3; flexible 2+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 41, response, versions = "1-3", flexible = "2+", outline)]
 pub struct DescribeDelegationTokenResponse {
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The tokens.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub tokens: Vec<DescribedDelegationToken>,
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Owners` of `DescribeDelegationTokenRequest`, versions 0+.
+/// `Owners` of `DescribeDelegationTokenRequest`, versions 0+ (flexible 2+).
 ///
 /// Each owner that we want to describe delegation tokens for, or null to describe all tokens.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct DescribeDelegationTokenOwner {
     /// The owner principal type.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub principal_type: Str,
     /// The owner principal name.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub principal_name: Str,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Tokens` of `DescribeDelegationTokenResponse`, versions 0+.
+/// `Tokens` of `DescribeDelegationTokenResponse`, versions 0+ (flexible 2+).
 ///
 /// The tokens.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct DescribedDelegationToken {
     /// The token principal type.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub principal_type: Str,
     /// The token principal name.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub principal_name: Str,
     /// The principal type of the requester of the token.
+    ///
+    /// Versions 3+; not ignorable.
     #[kafka(versions = "3+")]
     pub token_requester_principal_type: Str,
     /// The principal type of the requester of the token.
+    ///
+    /// Versions 3+; not ignorable.
     #[kafka(versions = "3+")]
     pub token_requester_principal_name: Str,
     /// The token issue timestamp in milliseconds.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub issue_timestamp: i64,
     /// The token expiry timestamp in milliseconds.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub expiry_timestamp: i64,
     /// The token maximum timestamp length in milliseconds.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub max_timestamp: i64,
     /// The token ID.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub token_id: Str,
     /// The token HMAC.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub hmac: Bytes,
     /// Those who are able to renew this token before it expires.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub renewers: Vec<DescribedDelegationTokenRenewer>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Renewers` of `DescribedDelegationToken`, versions 0+.
+/// `Renewers` of `DescribedDelegationToken`, versions 0+ (flexible 2+).
 ///
 /// Those who are able to renew this token before it expires.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct DescribedDelegationTokenRenewer {
     /// The renewer principal type.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub principal_type: Str,
     /// The renewer principal name.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub principal_name: Str,
     /// Tagged fields this struct does not declare.

@@ -13,13 +13,19 @@
 use kafka_wire::{Bytes, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The DescribeGroups request (API key 15): Kafka's `DescribeGroupsRequest.json`.
+///
+/// Versions 0-6; flexible 5+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 15, request, versions = "0-6", flexible = "5+", outline)]
 pub struct DescribeGroupsRequest {
     /// The names of the groups to describe.
+    ///
+    /// Versions 0+; entity type groupId.
     #[kafka(versions = "0+", entity_type = "groupId")]
     pub groups: Vec<Str>,
     /// Whether to include authorized operations.
+    ///
+    /// Versions 3+; not ignorable.
     #[kafka(versions = "3+")]
     pub include_authorized_operations: bool,
     /// Tagged fields this struct does not declare.
@@ -27,75 +33,111 @@ pub struct DescribeGroupsRequest {
 }
 
 /// The DescribeGroups response (API key 15): Kafka's `DescribeGroupsResponse.json`.
+///
+/// Versions 0-6; flexible 5+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 15, response, versions = "0-6", flexible = "5+", outline)]
 pub struct DescribeGroupsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 1+; ignorable.
     #[kafka(versions = "1+", ignorable)]
     pub throttle_time_ms: i32,
     /// Each described group.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub groups: Vec<DescribedGroup>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Groups` of `DescribeGroupsResponse`, versions 0+.
+/// `Groups` of `DescribeGroupsResponse`, versions 0+ (flexible 5+).
 ///
 /// Each described group.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::describe_groups::DescribedGroup`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "5+", outline)]
 pub struct DescribedGroup {
     /// The describe error, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The describe error message, or null if there was no error.
+    ///
+    /// Versions 6+; nullable 6+; default null; not ignorable.
     #[kafka(versions = "6+", nullable = "6+", default = "null")]
     pub error_message: Option<Str>,
     /// The group ID string.
+    ///
+    /// Versions 0+; entity type groupId.
     #[kafka(versions = "0+", entity_type = "groupId")]
     pub group_id: Str,
     /// The group state string, or the empty string.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub group_state: Str,
     /// The group protocol type, or the empty string.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub protocol_type: Str,
     /// The group protocol data, or the empty string.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub protocol_data: Str,
     /// The group members.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub members: Vec<DescribedGroupMember>,
     /// 32-bit bitfield to represent authorized operations for this group.
+    ///
+    /// Versions 3+; default -2147483648; not ignorable.
     #[kafka(versions = "3+", default = "-2147483648")]
     pub authorized_operations: i32,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Members` of `DescribedGroup`, versions 0+.
+/// `Members` of `DescribedGroup`, versions 0+ (flexible 5+).
 ///
 /// The group members.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "5+", outline)]
 pub struct DescribedGroupMember {
     /// The member id.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub member_id: Str,
     /// The unique identifier of the consumer instance provided by end user.
+    ///
+    /// Versions 4+; nullable 4+; default null; ignorable.
     #[kafka(versions = "4+", nullable = "4+", default = "null", ignorable)]
     pub group_instance_id: Option<Str>,
     /// The client ID used in the member's latest join group request.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub client_id: Str,
     /// The client host.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub client_host: Str,
     /// The metadata corresponding to the current group protocol in use.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub member_metadata: Bytes,
     /// The current assignment provided by the group leader.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub member_assignment: Bytes,
     /// Tagged fields this struct does not declare.

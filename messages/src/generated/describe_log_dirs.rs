@@ -13,10 +13,14 @@
 use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The DescribeLogDirs request (API key 35): Kafka's `DescribeLogDirsRequest.json`.
+///
+/// Versions 1-5; flexible 2+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 35, request, versions = "1-5", flexible = "2+", outline)]
 pub struct DescribeLogDirsRequest {
     /// Each topic that we want to describe log directories for, or null for all topics.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub topics: Option<Vec<DescribableLogDirTopic>>,
     /// Tagged fields this struct does not declare.
@@ -24,98 +28,134 @@ pub struct DescribeLogDirsRequest {
 }
 
 /// The DescribeLogDirs response (API key 35): Kafka's `DescribeLogDirsResponse.json`.
+///
+/// Versions 1-5; flexible 2+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 35, response, versions = "1-5", flexible = "2+", outline)]
 pub struct DescribeLogDirsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 3+; ignorable.
     #[kafka(versions = "3+", ignorable)]
     pub error_code: i16,
     /// The log directories.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub results: Vec<DescribeLogDirsResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `DescribeLogDirsRequest`, versions 0+.
+/// `Topics` of `DescribeLogDirsRequest`, versions 0+ (flexible 2+).
 ///
 /// Each topic that we want to describe log directories for, or null for all topics.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct DescribableLogDirTopic {
     /// The topic name.
+    ///
+    /// Versions 0+; map key; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName", map_key)]
     pub topic: Str,
     /// The partition indexes.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Results` of `DescribeLogDirsResponse`, versions 0+.
+/// `Results` of `DescribeLogDirsResponse`, versions 0+ (flexible 2+).
 ///
 /// The log directories.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct DescribeLogDirsResult {
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The absolute log directory path.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub log_dir: Str,
     /// The topics.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<DescribeLogDirsTopic>,
     /// The total size in bytes of the volume the log directory is in. This value does not include the size of data stored in remote storage.
+    ///
+    /// Versions 4+; default -1; ignorable.
     #[kafka(versions = "4+", default = "-1", ignorable)]
     pub total_bytes: i64,
     /// The usable size in bytes of the volume the log directory is in. This value does not include the size of data stored in remote storage.
+    ///
+    /// Versions 4+; default -1; ignorable.
     #[kafka(versions = "4+", default = "-1", ignorable)]
     pub usable_bytes: i64,
     /// True if this log directory is cordoned.
+    ///
+    /// Versions 5+; default false; ignorable.
     #[kafka(versions = "5+", default = "false", ignorable)]
     pub is_cordoned: bool,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `DescribeLogDirsResult`, versions 0+.
+/// `Topics` of `DescribeLogDirsResult`, versions 0+ (flexible 2+).
 ///
 /// The topics.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct DescribeLogDirsTopic {
     /// The topic name.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub name: Str,
     /// The partitions.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<DescribeLogDirsPartition>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `DescribeLogDirsTopic`, versions 0+.
+/// `Partitions` of `DescribeLogDirsTopic`, versions 0+ (flexible 2+).
 ///
 /// The partitions.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct DescribeLogDirsPartition {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// The size of the log segments in this partition in bytes.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_size: i64,
     /// The lag of the log's LEO w.r.t. partition's HW (if it is the current log for the partition) or current replica's LEO (if it is the future log for the partition).
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub offset_lag: i64,
     /// True if this log is created by AlterReplicaLogDirsRequest and will replace the current log of the replica in the future.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub is_future_key: bool,
     /// Tagged fields this struct does not declare.

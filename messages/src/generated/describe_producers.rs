@@ -13,10 +13,14 @@
 use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The DescribeProducers request (API key 61): Kafka's `DescribeProducersRequest.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 61, request, versions = "0", flexible = "0+", outline)]
 pub struct DescribeProducersRequest {
     /// The topics to list producers for.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<TopicRequest>,
     /// Tagged fields this struct does not declare.
@@ -24,95 +28,131 @@ pub struct DescribeProducersRequest {
 }
 
 /// The DescribeProducers response (API key 61): Kafka's `DescribeProducersResponse.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 61, response, versions = "0", flexible = "0+", outline)]
 pub struct DescribeProducersResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// Each topic in the response.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<TopicResponse>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `DescribeProducersRequest`, versions 0+.
+/// `Topics` of `DescribeProducersRequest`, versions 0+ (flexible 0+).
 ///
 /// The topics to list producers for.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::describe_producers::TopicRequest`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TopicRequest {
     /// The topic name.
+    ///
+    /// Versions 0+; map key; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName", map_key)]
     pub name: Str,
     /// The indexes of the partitions to list producers for.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_indexes: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `DescribeProducersResponse`, versions 0+.
+/// `Topics` of `DescribeProducersResponse`, versions 0+ (flexible 0+).
 ///
 /// Each topic in the response.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TopicResponse {
     /// The topic name.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub name: Str,
     /// Each partition in the response.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<PartitionResponse>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `TopicResponse`, versions 0+.
+/// `Partitions` of `TopicResponse`, versions 0+ (flexible 0+).
 ///
 /// Each partition in the response.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct PartitionResponse {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// The partition error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The partition error message, which may be null if no additional details are available.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub error_message: Option<Str>,
     /// The active producers for the partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub active_producers: Vec<ProducerState>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `ActiveProducers` of `PartitionResponse`, versions 0+.
+/// `ActiveProducers` of `PartitionResponse`, versions 0+ (flexible 0+).
 ///
 /// The active producers for the partition.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct ProducerState {
     /// The producer id.
+    ///
+    /// Versions 0+; entity type producerId.
     #[kafka(versions = "0+", entity_type = "producerId")]
     pub producer_id: i64,
     /// The producer epoch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub producer_epoch: i32,
     /// The last sequence number sent by the producer.
+    ///
+    /// Versions 0+; default -1.
     #[kafka(versions = "0+", default = "-1")]
     pub last_sequence: i32,
     /// The last timestamp sent by the producer.
+    ///
+    /// Versions 0+; default -1.
     #[kafka(versions = "0+", default = "-1")]
     pub last_timestamp: i64,
     /// The current epoch of the producer group.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub coordinator_epoch: i32,
     /// The current transaction start offset of the producer.
+    ///
+    /// Versions 0+; default -1.
     #[kafka(versions = "0+", default = "-1")]
     pub current_txn_start_offset: i64,
     /// Tagged fields this struct does not declare.

@@ -13,10 +13,14 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The DescribeQuorum request (API key 55): Kafka's `DescribeQuorumRequest.json`.
+///
+/// Versions 0-2; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 55, request, versions = "0-2", flexible = "0+", outline)]
 pub struct DescribeQuorumRequest {
     /// The topics to describe.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<DescribeQuorumRequestTopicData>,
     /// Tagged fields this struct does not declare.
@@ -24,156 +28,216 @@ pub struct DescribeQuorumRequest {
 }
 
 /// The DescribeQuorum response (API key 55): Kafka's `DescribeQuorumResponse.json`.
+///
+/// Versions 0-2; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 55, response, versions = "0-2", flexible = "0+", outline)]
 pub struct DescribeQuorumResponse {
     /// The top level error code.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The error message, or null if there was no error.
+    ///
+    /// Versions 2+; nullable 2+; ignorable.
     #[kafka(versions = "2+", nullable = "2+", ignorable)]
     pub error_message: Option<Str>,
     /// The response from the describe quorum API.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<DescribeQuorumResponseTopicData>,
     /// The nodes in the quorum.
+    ///
+    /// Versions 2+; not ignorable.
     #[kafka(versions = "2+")]
     pub nodes: Vec<Node>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `DescribeQuorumRequest`, versions 0+.
+/// `Topics` of `DescribeQuorumRequest`, versions 0+ (flexible 0+).
 ///
 /// The topics to describe.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", name = "TopicData", outline)]
 pub struct DescribeQuorumRequestTopicData {
     /// The topic name.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub topic_name: Str,
     /// The partitions to describe.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<DescribeQuorumRequestPartitionData>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `TopicData`, versions 0+.
+/// `Partitions` of `TopicData`, versions 0+ (flexible 0+).
 ///
 /// The partitions to describe.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", name = "PartitionData", outline)]
 pub struct DescribeQuorumRequestPartitionData {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `DescribeQuorumResponse`, versions 0+.
+/// `Topics` of `DescribeQuorumResponse`, versions 0+ (flexible 0+).
 ///
 /// The response from the describe quorum API.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", name = "TopicData", outline)]
 pub struct DescribeQuorumResponseTopicData {
     /// The topic name.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub topic_name: Str,
     /// The partition data.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<DescribeQuorumResponsePartitionData>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `TopicData`, versions 0+.
+/// `Partitions` of `TopicData`, versions 0+ (flexible 0+).
 ///
 /// The partition data.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", name = "PartitionData", outline)]
 pub struct DescribeQuorumResponsePartitionData {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// The partition error code.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The error message, or null if there was no error.
+    ///
+    /// Versions 2+; nullable 2+; ignorable.
     #[kafka(versions = "2+", nullable = "2+", ignorable)]
     pub error_message: Option<Str>,
     /// The ID of the current leader or -1 if the leader is unknown.
+    ///
+    /// Versions 0+; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId")]
     pub leader_id: i32,
     /// The latest known leader epoch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub leader_epoch: i32,
     /// The high water mark.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub high_watermark: i64,
     /// The current voters of the partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub current_voters: Vec<ReplicaState>,
     /// The observers of the partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub observers: Vec<ReplicaState>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Nodes` of `DescribeQuorumResponse`, versions 2+.
+/// `Nodes` of `DescribeQuorumResponse`, versions 2+ (flexible 0+).
 ///
 /// The nodes in the quorum.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "2+", flexible = "0+", outline)]
 pub struct Node {
     /// The ID of the associated node.
+    ///
+    /// Versions 2+; map key; entity type brokerId.
     #[kafka(versions = "2+", entity_type = "brokerId", map_key)]
     pub node_id: i32,
     /// The listeners of this controller.
+    ///
+    /// Versions 2+.
     #[kafka(versions = "2+")]
     pub listeners: Vec<Listener>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Listeners` of `Node`, versions 2+.
+/// `Listeners` of `Node`, versions 2+ (flexible 0+).
 ///
 /// The listeners of this controller.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::describe_quorum::Listener`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "2+", flexible = "0+", outline)]
 pub struct Listener {
     /// The name of the endpoint.
+    ///
+    /// Versions 2+; map key.
     #[kafka(versions = "2+", map_key)]
     pub name: Str,
     /// The hostname.
+    ///
+    /// Versions 2+.
     #[kafka(versions = "2+")]
     pub host: Str,
     /// The port.
+    ///
+    /// Versions 2+.
     #[kafka(versions = "2+")]
     pub port: u16,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// A common struct of `DescribeQuorumResponse`, versions 0+.
+/// A common struct of `DescribeQuorumResponse`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::describe_quorum::ReplicaState`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct ReplicaState {
     /// The ID of the replica.
+    ///
+    /// Versions 0+; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId")]
     pub replica_id: i32,
     /// The replica directory ID of the replica.
+    ///
+    /// Versions 2+; not ignorable.
     #[kafka(versions = "2+")]
     pub replica_directory_id: Uuid,
     /// The last known log end offset of the follower or -1 if it is unknown.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub log_end_offset: i64,
     /// The last known leader wall clock time time when a follower fetched from the leader. This is reported as -1 both for the current leader or if it is unknown for a voter.
+    ///
+    /// Versions 1+; default -1; ignorable.
     #[kafka(versions = "1+", default = "-1", ignorable)]
     pub last_fetch_timestamp: i64,
     /// The leader wall clock append time of the offset for which the follower made the most recent fetch request. This is reported as the current time for the leader and -1 if unknown for a voter.
+    ///
+    /// Versions 1+; default -1; ignorable.
     #[kafka(versions = "1+", default = "-1", ignorable)]
     pub last_caught_up_timestamp: i64,
     /// Tagged fields this struct does not declare.

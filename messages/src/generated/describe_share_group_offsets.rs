@@ -14,10 +14,14 @@
 use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The DescribeShareGroupOffsets request (API key 90): Kafka's `DescribeShareGroupOffsetsRequest.json`.
+///
+/// Versions 0-1; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 90, request, versions = "0-1", flexible = "0+", outline)]
 pub struct DescribeShareGroupOffsetsRequest {
     /// The groups to describe offsets for.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub groups: Vec<DescribeShareGroupOffsetsRequestGroup>,
     /// Tagged fields this struct does not declare.
@@ -25,112 +29,175 @@ pub struct DescribeShareGroupOffsetsRequest {
 }
 
 /// The DescribeShareGroupOffsets response (API key 90): Kafka's `DescribeShareGroupOffsetsResponse.json`.
+///
+/// Versions 0-1; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 90, response, versions = "0-1", flexible = "0+", outline)]
 pub struct DescribeShareGroupOffsetsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The results for each group.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub groups: Vec<DescribeShareGroupOffsetsResponseGroup>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Groups` of `DescribeShareGroupOffsetsRequest`, versions 0+.
+/// `Groups` of `DescribeShareGroupOffsetsRequest`, versions 0+ (flexible 0+).
 ///
 /// The groups to describe offsets for.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct DescribeShareGroupOffsetsRequestGroup {
     /// The group identifier.
+    ///
+    /// Versions 0+; entity type groupId.
     #[kafka(versions = "0+", entity_type = "groupId")]
     pub group_id: Str,
     /// The topics to describe offsets for, or null for all topic-partitions.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub topics: Option<Vec<DescribeShareGroupOffsetsRequestTopic>>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `DescribeShareGroupOffsetsRequestGroup`, versions 0+.
+/// `Topics` of `DescribeShareGroupOffsetsRequestGroup`, versions 0+ (flexible 0+).
 ///
 /// The topics to describe offsets for, or null for all topic-partitions.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct DescribeShareGroupOffsetsRequestTopic {
     /// The topic name.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub topic_name: Str,
     /// The partitions.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Groups` of `DescribeShareGroupOffsetsResponse`, versions 0+.
+/// `Groups` of `DescribeShareGroupOffsetsResponse`, versions 0+ (flexible 0+).
 ///
 /// The results for each group.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct DescribeShareGroupOffsetsResponseGroup {
     /// The group identifier.
+    ///
+    /// Versions 0+; entity type groupId.
     #[kafka(versions = "0+", entity_type = "groupId")]
     pub group_id: Str,
     /// The results for each topic.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<DescribeShareGroupOffsetsResponseTopic>,
     /// The group-level error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The group-level error message, or null if there was no error.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub error_message: Option<Str>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `DescribeShareGroupOffsetsResponseGroup`, versions 0+.
+/// `Topics` of `DescribeShareGroupOffsetsResponseGroup`, versions 0+ (flexible 0+).
 ///
 /// The results for each topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct DescribeShareGroupOffsetsResponseTopic {
     /// The topic name.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub topic_name: Str,
     /// The unique topic ID.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topic_id: Uuid,
     ///
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<DescribeShareGroupOffsetsResponsePartition>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `DescribeShareGroupOffsetsResponseTopic`, versions 0+.
+impl DescribeShareGroupOffsetsResponseTopic {
+    /// The topic as `version` names it: by `topic_id` (versions 0+) when the version has it and it is set, else by `topic_name` (versions 0+).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::at_least(0),
+            Some(&self.topic_name),
+            crate::__private::VersionRange::at_least(0),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `topic_name` where the version has it (versions 0+) and `topic_id` where it has it (versions 0+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::at_least(0).contains(version) {
+            self.topic_name = name.clone();
+        }
+        if crate::__private::VersionRange::at_least(0).contains(version) {
+            self.topic_id = id;
+        }
+    }
+}
+
+/// `Partitions` of `DescribeShareGroupOffsetsResponseTopic`, versions 0+ (flexible 0+).
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct DescribeShareGroupOffsetsResponsePartition {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// The share-partition start offset.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub start_offset: i64,
     /// The leader epoch of the partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub leader_epoch: i32,
     /// The share-partition lag.
+    ///
+    /// Versions 1+; default -1; ignorable.
     #[kafka(versions = "1+", default = "-1", ignorable)]
     pub lag: i64,
     /// The partition-level error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The partition-level error message, or null if there was no error.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub error_message: Option<Str>,
     /// Tagged fields this struct does not declare.

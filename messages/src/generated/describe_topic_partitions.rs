@@ -13,16 +13,24 @@
 use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The DescribeTopicPartitions request (API key 75): Kafka's `DescribeTopicPartitionsRequest.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 75, request, versions = "0", flexible = "0+", outline)]
 pub struct DescribeTopicPartitionsRequest {
     /// The topics to fetch details for.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<TopicRequest>,
     /// The maximum number of partitions included in the response.
+    ///
+    /// Versions 0+; default 2000.
     #[kafka(versions = "0+", default = "2000")]
     pub response_partition_limit: i32,
     /// The first topic and partition index to fetch details for.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub cursor: Option<Cursor>,
     /// Tagged fields this struct does not declare.
@@ -30,104 +38,169 @@ pub struct DescribeTopicPartitionsRequest {
 }
 
 /// The DescribeTopicPartitions response (API key 75): Kafka's `DescribeTopicPartitionsResponse.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 75, response, versions = "0", flexible = "0+", outline)]
 pub struct DescribeTopicPartitionsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+; ignorable.
     #[kafka(versions = "0+", ignorable)]
     pub throttle_time_ms: i32,
     /// Each topic in the response.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<DescribeTopicPartitionsResponseTopic>,
     /// The next topic and partition index to fetch details for.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub next_cursor: Option<Cursor>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `DescribeTopicPartitionsRequest`, versions 0+.
+/// `Topics` of `DescribeTopicPartitionsRequest`, versions 0+ (flexible 0+).
 ///
 /// The topics to fetch details for.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::describe_topic_partitions::TopicRequest`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TopicRequest {
     /// The topic name.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub name: Str,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Cursor` of `DescribeTopicPartitionsRequest` (and the same struct in `DescribeTopicPartitionsResponse`), versions 0+.
+/// `Cursor` of `DescribeTopicPartitionsRequest` (and the same struct in `DescribeTopicPartitionsResponse`), versions 0+ (flexible 0+).
 ///
 /// The first topic and partition index to fetch details for.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Cursor {
     /// The name for the first topic to process.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub topic_name: Str,
     /// The partition index to start with.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `DescribeTopicPartitionsResponse`, versions 0+.
+/// `Topics` of `DescribeTopicPartitionsResponse`, versions 0+ (flexible 0+).
 ///
 /// Each topic in the response.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct DescribeTopicPartitionsResponseTopic {
     /// The topic error, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The topic name.
+    ///
+    /// Versions 0+; nullable 0+; map key; entity type topicName.
     #[kafka(versions = "0+", nullable = "0+", entity_type = "topicName", map_key)]
     pub name: Option<Str>,
     /// The topic id.
+    ///
+    /// Versions 0+; ignorable.
     #[kafka(versions = "0+", ignorable)]
     pub topic_id: Uuid,
     /// True if the topic is internal.
+    ///
+    /// Versions 0+; default false; ignorable.
     #[kafka(versions = "0+", default = "false", ignorable)]
     pub is_internal: bool,
     /// Each partition in the topic.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<DescribeTopicPartitionsResponsePartition>,
     /// 32-bit bitfield to represent authorized operations for this topic.
+    ///
+    /// Versions 0+; default -2147483648.
     #[kafka(versions = "0+", default = "-2147483648")]
     pub topic_authorized_operations: i32,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `DescribeTopicPartitionsResponseTopic`, versions 0+.
+impl DescribeTopicPartitionsResponseTopic {
+    /// The topic as `version` names it: by `topic_id` (versions 0+) when the version has it and it is set, else by `name` (versions 0+).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::at_least(0),
+            self.name.as_ref(),
+            crate::__private::VersionRange::at_least(0),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `name` where the version has it (versions 0+) and `topic_id` where it has it (versions 0+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::at_least(0).contains(version) {
+            self.name = Some(name.clone());
+        }
+        if crate::__private::VersionRange::at_least(0).contains(version) {
+            self.topic_id = id;
+        }
+    }
+}
+
+/// `Partitions` of `DescribeTopicPartitionsResponseTopic`, versions 0+ (flexible 0+).
 ///
 /// Each partition in the topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct DescribeTopicPartitionsResponsePartition {
     /// The partition error, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// The ID of the leader broker.
+    ///
+    /// Versions 0+; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId")]
     pub leader_id: i32,
     /// The leader epoch of this partition.
+    ///
+    /// Versions 0+; default -1; ignorable.
     #[kafka(versions = "0+", default = "-1", ignorable)]
     pub leader_epoch: i32,
     /// The set of all nodes that host this partition.
+    ///
+    /// Versions 0+; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId")]
     pub replica_nodes: FixedArray<i32>,
     /// The set of nodes that are in sync with the leader for this partition.
+    ///
+    /// Versions 0+; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId")]
     pub isr_nodes: FixedArray<i32>,
     /// The new eligible leader replicas otherwise.
+    ///
+    /// Versions 0+; nullable 0+; default null; entity type brokerId.
     #[kafka(
         versions = "0+",
         nullable = "0+",
@@ -136,6 +209,8 @@ pub struct DescribeTopicPartitionsResponsePartition {
     )]
     pub eligible_leader_replicas: Option<FixedArray<i32>>,
     /// The last known ELR.
+    ///
+    /// Versions 0+; nullable 0+; default null; entity type brokerId.
     #[kafka(
         versions = "0+",
         nullable = "0+",
@@ -144,6 +219,8 @@ pub struct DescribeTopicPartitionsResponsePartition {
     )]
     pub last_known_elr: Option<FixedArray<i32>>,
     /// The set of offline replicas of this partition.
+    ///
+    /// Versions 0+; ignorable; entity type brokerId.
     #[kafka(versions = "0+", ignorable, entity_type = "brokerId")]
     pub offline_replicas: FixedArray<i32>,
     /// Tagged fields this struct does not declare.

@@ -13,10 +13,14 @@
 use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The DescribeTransactions request (API key 65): Kafka's `DescribeTransactionsRequest.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 65, request, versions = "0", flexible = "0+", outline)]
 pub struct DescribeTransactionsRequest {
     /// Array of transactionalIds to include in describe results. If empty, then no results will be returned.
+    ///
+    /// Versions 0+; entity type transactionalId.
     #[kafka(versions = "0+", entity_type = "transactionalId")]
     pub transactional_ids: Vec<Str>,
     /// Tagged fields this struct does not declare.
@@ -24,63 +28,91 @@ pub struct DescribeTransactionsRequest {
 }
 
 /// The DescribeTransactions response (API key 65): Kafka's `DescribeTransactionsResponse.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 65, response, versions = "0", flexible = "0+", outline)]
 pub struct DescribeTransactionsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The current state of the transaction.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub transaction_states: Vec<TransactionState>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `TransactionStates` of `DescribeTransactionsResponse`, versions 0+.
+/// `TransactionStates` of `DescribeTransactionsResponse`, versions 0+ (flexible 0+).
 ///
 /// The current state of the transaction.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::describe_transactions::TransactionState`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TransactionState {
     /// The error code.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The transactional id.
+    ///
+    /// Versions 0+; entity type transactionalId.
     #[kafka(versions = "0+", entity_type = "transactionalId")]
     pub transactional_id: Str,
     /// The current transaction state of the producer.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub transaction_state: Str,
     /// The timeout in milliseconds for the transaction.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub transaction_timeout_ms: i32,
     /// The start time of the transaction in milliseconds.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub transaction_start_time_ms: i64,
     /// The current producer id associated with the transaction.
+    ///
+    /// Versions 0+; entity type producerId.
     #[kafka(versions = "0+", entity_type = "producerId")]
     pub producer_id: i64,
     /// The current epoch associated with the producer id.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub producer_epoch: i16,
     /// The set of partitions included in the current transaction (if active). When a transaction is preparing to commit or abort, this will include only partitions which do not have markers.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<TopicData>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `TransactionState`, versions 0+.
+/// `Topics` of `TransactionState`, versions 0+ (flexible 0+).
 ///
 /// The set of partitions included in the current transaction (if active). When a transaction is preparing to commit or abort, this will include only partitions which do not have markers.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TopicData {
     /// The topic name.
+    ///
+    /// Versions 0+; map key; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName", map_key)]
     pub topic: Str,
     /// The partition ids included in the current transaction.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: FixedArray<i32>,
     /// Tagged fields this struct does not declare.

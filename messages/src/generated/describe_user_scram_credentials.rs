@@ -13,10 +13,14 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The DescribeUserScramCredentials request (API key 50): Kafka's `DescribeUserScramCredentialsRequest.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 50, request, versions = "0", flexible = "0+", outline)]
 pub struct DescribeUserScramCredentialsRequest {
     /// The users to describe, or null/empty to describe all users.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub users: Option<Vec<UserName>>,
     /// Tagged fields this struct does not declare.
@@ -24,70 +28,94 @@ pub struct DescribeUserScramCredentialsRequest {
 }
 
 /// The DescribeUserScramCredentials response (API key 50): Kafka's `DescribeUserScramCredentialsResponse.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 50, response, versions = "0", flexible = "0+", outline)]
 pub struct DescribeUserScramCredentialsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The message-level error code, 0 except for user authorization or infrastructure issues.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The message-level error message, if any.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub error_message: Option<Str>,
     /// The results for descriptions, one per user.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub results: Vec<DescribeUserScramCredentialsResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Users` of `DescribeUserScramCredentialsRequest`, versions 0+.
+/// `Users` of `DescribeUserScramCredentialsRequest`, versions 0+ (flexible 0+).
 ///
 /// The users to describe, or null/empty to describe all users.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct UserName {
     /// The user name.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub name: Str,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Results` of `DescribeUserScramCredentialsResponse`, versions 0+.
+/// `Results` of `DescribeUserScramCredentialsResponse`, versions 0+ (flexible 0+).
 ///
 /// The results for descriptions, one per user.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct DescribeUserScramCredentialsResult {
     /// The user name.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub user: Str,
     /// The user-level error code.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The user-level error message, if any.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub error_message: Option<Str>,
     /// The mechanism and related information associated with the user's SCRAM credentials.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub credential_infos: Vec<CredentialInfo>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `CredentialInfos` of `DescribeUserScramCredentialsResult`, versions 0+.
+/// `CredentialInfos` of `DescribeUserScramCredentialsResult`, versions 0+ (flexible 0+).
 ///
 /// The mechanism and related information associated with the user's SCRAM credentials.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct CredentialInfo {
     /// The SCRAM mechanism.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub mechanism: i8,
     /// The number of iterations used in the SCRAM credential.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub iterations: i32,
     /// Tagged fields this struct does not declare.

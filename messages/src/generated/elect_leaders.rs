@@ -13,16 +13,24 @@
 use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The ElectLeaders request (API key 43): Kafka's `ElectLeadersRequest.json`.
+///
+/// Versions 0-2; flexible 2+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 43, request, versions = "0-2", flexible = "2+", outline)]
 pub struct ElectLeadersRequest {
     /// Type of elections to conduct for the partition. A value of '0' elects the preferred replica. A value of '1' elects the first live replica if there are no in-sync replica.
+    ///
+    /// Versions 1+; not ignorable.
     #[kafka(versions = "1+")]
     pub election_type: i8,
     /// The topic partitions to elect leaders.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub topic_partitions: Option<Vec<TopicPartitions>>,
     /// The time in ms to wait for the election to complete.
+    ///
+    /// Versions 0+; default 60000.
     #[kafka(versions = "0+", default = "60000")]
     pub timeout_ms: i32,
     /// Tagged fields this struct does not declare.
@@ -30,67 +38,93 @@ pub struct ElectLeadersRequest {
 }
 
 /// The ElectLeaders response (API key 43): Kafka's `ElectLeadersResponse.json`.
+///
+/// Versions 0-2; flexible 2+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 43, response, versions = "0-2", flexible = "2+", outline)]
 pub struct ElectLeadersResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The top level response error code.
+    ///
+    /// Versions 1+; not ignorable.
     #[kafka(versions = "1+")]
     pub error_code: i16,
     /// The election results, or an empty array if the requester did not have permission and the request asks for all partitions.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub replica_election_results: Vec<ReplicaElectionResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `TopicPartitions` of `ElectLeadersRequest`, versions 0+.
+/// `TopicPartitions` of `ElectLeadersRequest`, versions 0+ (flexible 2+).
 ///
 /// The topic partitions to elect leaders.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::elect_leaders::TopicPartitions`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct TopicPartitions {
     /// The name of a topic.
+    ///
+    /// Versions 0+; map key; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName", map_key)]
     pub topic: Str,
     /// The partitions of this topic whose leader should be elected.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `ReplicaElectionResults` of `ElectLeadersResponse`, versions 0+.
+/// `ReplicaElectionResults` of `ElectLeadersResponse`, versions 0+ (flexible 2+).
 ///
 /// The election results, or an empty array if the requester did not have permission and the request asks for all partitions.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct ReplicaElectionResult {
     /// The topic name.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub topic: Str,
     /// The results for each partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_result: Vec<PartitionResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `PartitionResult` of `ReplicaElectionResult`, versions 0+.
+/// `PartitionResult` of `ReplicaElectionResult`, versions 0+ (flexible 2+).
 ///
 /// The results for each partition.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::elect_leaders::PartitionResult`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "2+", outline)]
 pub struct PartitionResult {
     /// The partition id.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_id: i32,
     /// The result error, or zero if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The result message, or null if there was no error.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub error_message: Option<Str>,
     /// Tagged fields this struct does not declare.

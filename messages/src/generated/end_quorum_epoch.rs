@@ -13,16 +13,24 @@
 use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The EndQuorumEpoch request (API key 54): Kafka's `EndQuorumEpochRequest.json`.
+///
+/// Versions 0-1; flexible 1+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 54, request, versions = "0-1", flexible = "1+", outline)]
 pub struct EndQuorumEpochRequest {
     /// The cluster id.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub cluster_id: Option<Str>,
     /// The topics.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<EndQuorumEpochRequestTopicData>,
     /// Endpoints for the leader.
+    ///
+    /// Versions 1+; ignorable.
     #[kafka(versions = "1+", ignorable)]
     pub leader_endpoints: Vec<LeaderEndpoint>,
     /// Tagged fields this struct does not declare.
@@ -30,149 +38,203 @@ pub struct EndQuorumEpochRequest {
 }
 
 /// The EndQuorumEpoch response (API key 54): Kafka's `EndQuorumEpochResponse.json`.
+///
+/// Versions 0-1; flexible 1+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 54, response, versions = "0-1", flexible = "1+", outline)]
 pub struct EndQuorumEpochResponse {
     /// The top level error code.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The topic data.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<EndQuorumEpochResponseTopicData>,
     /// Endpoints for all leaders enumerated in PartitionData.
+    ///
+    /// Versions 1+; tag 0, tagged 1+.
     #[kafka(versions = "1+", tag = 0, tagged = "1+")]
     pub node_endpoints: Vec<NodeEndpoint>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `EndQuorumEpochRequest`, versions 0+.
+/// `Topics` of `EndQuorumEpochRequest`, versions 0+ (flexible 1+).
 ///
 /// The topics.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "1+", name = "TopicData", outline)]
 pub struct EndQuorumEpochRequestTopicData {
     /// The topic name.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub topic_name: Str,
     /// The partitions.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<EndQuorumEpochRequestPartitionData>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `TopicData`, versions 0+.
+/// `Partitions` of `TopicData`, versions 0+ (flexible 1+).
 ///
 /// The partitions.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "1+", name = "PartitionData", outline)]
 pub struct EndQuorumEpochRequestPartitionData {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// The current leader ID that is resigning.
+    ///
+    /// Versions 0+; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId")]
     pub leader_id: i32,
     /// The current epoch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub leader_epoch: i32,
     /// A sorted list of preferred successors to start the election.
+    ///
+    /// Versions 0; ignorable.
     #[kafka(versions = "0", ignorable)]
     pub preferred_successors: FixedArray<i32>,
     /// A sorted list of preferred candidates to start the election.
+    ///
+    /// Versions 1+; ignorable.
     #[kafka(versions = "1+", ignorable)]
     pub preferred_candidates: Vec<ReplicaInfo>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `PreferredCandidates` of `PartitionData`, versions 1+.
+/// `PreferredCandidates` of `PartitionData`, versions 1+ (flexible 1+).
 ///
 /// A sorted list of preferred candidates to start the election.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "1+", flexible = "1+", outline)]
 pub struct ReplicaInfo {
     /// The ID of the candidate replica.
+    ///
+    /// Versions 1+; entity type brokerId.
     #[kafka(versions = "1+", entity_type = "brokerId")]
     pub candidate_id: i32,
     /// The directory ID of the candidate replica.
+    ///
+    /// Versions 1+.
     #[kafka(versions = "1+")]
     pub candidate_directory_id: Uuid,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `LeaderEndpoints` of `EndQuorumEpochRequest`, versions 1+.
+/// `LeaderEndpoints` of `EndQuorumEpochRequest`, versions 1+ (flexible 1+).
 ///
 /// Endpoints for the leader.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::end_quorum_epoch::LeaderEndpoint`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "1+", flexible = "1+", outline)]
 pub struct LeaderEndpoint {
     /// The name of the endpoint.
+    ///
+    /// Versions 1+; map key.
     #[kafka(versions = "1+", map_key)]
     pub name: Str,
     /// The node's hostname.
+    ///
+    /// Versions 1+.
     #[kafka(versions = "1+")]
     pub host: Str,
     /// The node's port.
+    ///
+    /// Versions 1+.
     #[kafka(versions = "1+")]
     pub port: u16,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `EndQuorumEpochResponse`, versions 0+.
+/// `Topics` of `EndQuorumEpochResponse`, versions 0+ (flexible 1+).
 ///
 /// The topic data.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "1+", name = "TopicData", outline)]
 pub struct EndQuorumEpochResponseTopicData {
     /// The topic name.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub topic_name: Str,
     /// The partition data.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<EndQuorumEpochResponsePartitionData>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `TopicData`, versions 0+.
+/// `Partitions` of `TopicData`, versions 0+ (flexible 1+).
 ///
 /// The partition data.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "1+", name = "PartitionData", outline)]
 pub struct EndQuorumEpochResponsePartitionData {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// The partition level error code.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The ID of the current leader or -1 if the leader is unknown.
+    ///
+    /// Versions 0+; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId")]
     pub leader_id: i32,
     /// The latest known leader epoch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub leader_epoch: i32,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `NodeEndpoints` of `EndQuorumEpochResponse`, versions 1+.
+/// `NodeEndpoints` of `EndQuorumEpochResponse`, versions 1+ (flexible 1+).
 ///
 /// Endpoints for all leaders enumerated in PartitionData.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::end_quorum_epoch::NodeEndpoint`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "1+", flexible = "1+", outline)]
 pub struct NodeEndpoint {
     /// The ID of the associated node.
+    ///
+    /// Versions 1+; map key; entity type brokerId.
     #[kafka(versions = "1+", entity_type = "brokerId", map_key)]
     pub node_id: i32,
     /// The node's hostname.
+    ///
+    /// Versions 1+.
     #[kafka(versions = "1+")]
     pub host: Str,
     /// The node's port.
+    ///
+    /// Versions 1+.
     #[kafka(versions = "1+")]
     pub port: u16,
     /// Tagged fields this struct does not declare.

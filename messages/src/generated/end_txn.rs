@@ -13,19 +13,29 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The EndTxn request (API key 26): Kafka's `EndTxnRequest.json`.
+///
+/// Versions 0-5; flexible 3+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 26, request, versions = "0-5", flexible = "3+")]
 pub struct EndTxnRequest {
     /// The ID of the transaction to end.
+    ///
+    /// Versions 0+; entity type transactionalId.
     #[kafka(versions = "0+", entity_type = "transactionalId")]
     pub transactional_id: Str,
     /// The producer ID.
+    ///
+    /// Versions 0+; entity type producerId.
     #[kafka(versions = "0+", entity_type = "producerId")]
     pub producer_id: i64,
     /// The current epoch associated with the producer.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub producer_epoch: i16,
     /// True if the transaction was committed, false if it was aborted.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub committed: bool,
     /// Tagged fields this struct does not declare.
@@ -33,19 +43,29 @@ pub struct EndTxnRequest {
 }
 
 /// The EndTxn response (API key 26): Kafka's `EndTxnResponse.json`.
+///
+/// Versions 0-5; flexible 3+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 26, response, versions = "0-5", flexible = "3+")]
 pub struct EndTxnResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The producer ID.
+    ///
+    /// Versions 5+; default -1; ignorable; entity type producerId.
     #[kafka(versions = "5+", default = "-1", ignorable, entity_type = "producerId")]
     pub producer_id: i64,
     /// The current epoch associated with the producer.
+    ///
+    /// Versions 5+; default -1; ignorable.
     #[kafka(versions = "5+", default = "-1", ignorable)]
     pub producer_epoch: i16,
     /// Tagged fields this struct does not declare.

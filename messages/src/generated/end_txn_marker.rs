@@ -13,10 +13,14 @@
 use kafka_wire::KafkaMessage;
 
 /// Kafka's `EndTxnMarker.json`.
+///
+/// Versions 0; flexible none.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0", flexible = "none", outline)]
 pub struct EndTxnMarker {
     /// The coordinator epoch when appending the record
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub coordinator_epoch: i32,
 }

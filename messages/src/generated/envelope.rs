@@ -13,16 +13,24 @@
 use kafka_wire::{Bytes, KafkaMessage, UnknownTaggedFields};
 
 /// The Envelope request (API key 58): Kafka's `EnvelopeRequest.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 58, request, versions = "0", flexible = "0+", outline)]
 pub struct EnvelopeRequest {
     /// The embedded request header and data.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+", zero_copy)]
     pub request_data: Bytes,
     /// Value of the initial client principal when the request is redirected by a broker.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub request_principal: Option<Bytes>,
     /// The original client's address in bytes.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub client_host_address: Bytes,
     /// Tagged fields this struct does not declare.
@@ -30,13 +38,19 @@ pub struct EnvelopeRequest {
 }
 
 /// The Envelope response (API key 58): Kafka's `EnvelopeResponse.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 58, response, versions = "0", flexible = "0+", outline)]
 pub struct EnvelopeResponse {
     /// The embedded response header and data.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null", zero_copy)]
     pub response_data: Option<Bytes>,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// Tagged fields this struct does not declare.

@@ -13,13 +13,19 @@
 use kafka_wire::{Bytes, KafkaMessage, UnknownTaggedFields};
 
 /// The ExpireDelegationToken request (API key 40): Kafka's `ExpireDelegationTokenRequest.json`.
+///
+/// Versions 1-2; flexible 2+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 40, request, versions = "1-2", flexible = "2+", outline)]
 pub struct ExpireDelegationTokenRequest {
     /// The HMAC of the delegation token to be expired.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub hmac: Bytes,
     /// The expiry time period in milliseconds.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub expiry_time_period_ms: i64,
     /// Tagged fields this struct does not declare.
@@ -27,16 +33,24 @@ pub struct ExpireDelegationTokenRequest {
 }
 
 /// The ExpireDelegationToken response (API key 40): Kafka's `ExpireDelegationTokenResponse.json`.
+///
+/// Versions 1-2; flexible 2+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 40, response, versions = "1-2", flexible = "2+", outline)]
 pub struct ExpireDelegationTokenResponse {
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The timestamp in milliseconds at which this token expires.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub expiry_timestamp_ms: i64,
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// Tagged fields this struct does not declare.

@@ -13,10 +13,14 @@
 use kafka_wire::{FixedArray, KafkaMessage, Records, Str, UnknownTaggedFields, Uuid};
 
 /// The Fetch request (API key 1): Kafka's `FetchRequest.json`.
+///
+/// Versions 4-18; flexible 12+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 1, request, versions = "4-18", flexible = "12+")]
 pub struct FetchRequest {
     /// The clusterId if known. This is used to validate metadata fetches prior to broker registration.
+    ///
+    /// Versions 12+; nullable 12+; tag 0, tagged 12+; default null; ignorable.
     #[kafka(
         versions = "12+",
         nullable = "12+",
@@ -27,36 +31,58 @@ pub struct FetchRequest {
     )]
     pub cluster_id: Option<Str>,
     /// The broker ID of the follower, of -1 if this request is from a consumer.
+    ///
+    /// Versions 0-14; default -1; not ignorable; entity type brokerId.
     #[kafka(versions = "0-14", default = "-1", entity_type = "brokerId")]
     pub replica_id: i32,
     /// The state of the replica in the follower.
+    ///
+    /// Versions 15+; tag 1, tagged 15+.
     #[kafka(versions = "15+", tag = 1, tagged = "15+")]
     pub replica_state: ReplicaState,
     /// The maximum time in milliseconds to wait for the response.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub max_wait_ms: i32,
     /// The minimum bytes to accumulate in the response.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub min_bytes: i32,
     /// The maximum bytes to fetch.  See KIP-74 for cases where this limit may not be honored.
+    ///
+    /// Versions 3+; default 0x7fffffff; ignorable.
     #[kafka(versions = "3+", default = "0x7fffffff", ignorable)]
     pub max_bytes: i32,
     /// This setting controls the visibility of transactional records. Using READ_UNCOMMITTED (isolation_level = 0) makes all records visible. With READ_COMMITTED (isolation_level = 1), non-transactional and COMMITTED transactional records are visible. To be more concrete, READ_COMMITTED returns all data from offsets smaller than the current LSO (last stable offset), and enables the inclusion of the list of aborted transactions in the result, which allows consumers to discard ABORTED transactional records.
+    ///
+    /// Versions 4+; default 0; ignorable.
     #[kafka(versions = "4+", default = "0", ignorable)]
     pub isolation_level: i8,
     /// The fetch session ID.
+    ///
+    /// Versions 7+; default 0; ignorable.
     #[kafka(versions = "7+", default = "0", ignorable)]
     pub session_id: i32,
     /// The fetch session epoch, which is used for ordering requests in a session.
+    ///
+    /// Versions 7+; default -1; ignorable.
     #[kafka(versions = "7+", default = "-1", ignorable)]
     pub session_epoch: i32,
     /// The topics to fetch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<FetchTopic>,
     /// In an incremental fetch request, the partitions to remove.
+    ///
+    /// Versions 7+; not ignorable.
     #[kafka(versions = "7+")]
     pub forgotten_topics_data: Vec<ForgottenTopic>,
     /// Rack ID of the consumer making this request.
+    ///
+    /// Versions 11+; default ""; ignorable.
     #[kafka(versions = "11+", default = "", ignorable)]
     pub rack_id: Str,
     /// Tagged fields this struct does not declare.
@@ -64,91 +90,158 @@ pub struct FetchRequest {
 }
 
 /// The Fetch response (API key 1): Kafka's `FetchResponse.json`.
+///
+/// Versions 4-18; flexible 12+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 1, response, versions = "4-18", flexible = "12+")]
 pub struct FetchResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 1+; ignorable.
     #[kafka(versions = "1+", ignorable)]
     pub throttle_time_ms: i32,
     /// The top level response error code.
+    ///
+    /// Versions 7+; ignorable.
     #[kafka(versions = "7+", ignorable)]
     pub error_code: i16,
     /// The fetch session ID, or 0 if this is not part of a fetch session.
+    ///
+    /// Versions 7+; default 0; not ignorable.
     #[kafka(versions = "7+", default = "0")]
     pub session_id: i32,
     /// The response topics.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub responses: Vec<FetchableTopicResponse>,
     /// Endpoints for all current-leaders enumerated in PartitionData, with errors NOT_LEADER_OR_FOLLOWER & FENCED_LEADER_EPOCH.
+    ///
+    /// Versions 16+; tag 0, tagged 16+.
     #[kafka(versions = "16+", tag = 0, tagged = "16+")]
     pub node_endpoints: Vec<NodeEndpoint>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `ReplicaState` of `FetchRequest`, versions 15+.
+/// `ReplicaState` of `FetchRequest`, versions 15+ (flexible 12+).
 ///
 /// The state of the replica in the follower.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::fetch::ReplicaState`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "15+", flexible = "12+")]
 pub struct ReplicaState {
     /// The replica ID of the follower, or -1 if this request is from a consumer.
+    ///
+    /// Versions 15+; default -1; entity type brokerId.
     #[kafka(versions = "15+", default = "-1", entity_type = "brokerId")]
     pub replica_id: i32,
     /// The epoch of this follower, or -1 if not available.
+    ///
+    /// Versions 15+; default -1.
     #[kafka(versions = "15+", default = "-1")]
     pub replica_epoch: i64,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `FetchRequest`, versions 0+.
+/// `Topics` of `FetchRequest`, versions 0+ (flexible 12+).
 ///
 /// The topics to fetch.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::fetch::FetchTopic`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "12+")]
 pub struct FetchTopic {
     /// The name of the topic to fetch.
+    ///
+    /// Versions 0-12; ignorable; entity type topicName.
     #[kafka(versions = "0-12", ignorable, entity_type = "topicName")]
     pub topic: Str,
     /// The unique topic ID.
+    ///
+    /// Versions 13+; ignorable.
     #[kafka(versions = "13+", ignorable)]
     pub topic_id: Uuid,
     /// The partitions to fetch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<FetchPartition>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `FetchTopic`, versions 0+.
+impl FetchTopic {
+    /// The topic as `version` names it: by `topic_id` (versions 13+) when the version has it and it is set, else by `topic` (versions 0-12).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::new(0, 12),
+            Some(&self.topic),
+            crate::__private::VersionRange::at_least(13),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `topic` where the version has it (versions 0-12) and `topic_id` where it has it (versions 13+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::new(0, 12).contains(version) {
+            self.topic = name.clone();
+        }
+        if crate::__private::VersionRange::at_least(13).contains(version) {
+            self.topic_id = id;
+        }
+    }
+}
+
+/// `Partitions` of `FetchTopic`, versions 0+ (flexible 12+).
 ///
 /// The partitions to fetch.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::fetch::FetchPartition`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "12+")]
 pub struct FetchPartition {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition: i32,
     /// The current leader epoch of the partition.
+    ///
+    /// Versions 9+; default -1; ignorable.
     #[kafka(versions = "9+", default = "-1", ignorable)]
     pub current_leader_epoch: i32,
     /// The message offset.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub fetch_offset: i64,
     /// The epoch of the last fetched record or -1 if there is none.
+    ///
+    /// Versions 12+; default -1; not ignorable.
     #[kafka(versions = "12+", default = "-1")]
     pub last_fetched_epoch: i32,
     /// The earliest available offset of the follower replica.  The field is only used when the request is sent by the follower.
+    ///
+    /// Versions 5+; default -1; ignorable.
     #[kafka(versions = "5+", default = "-1", ignorable)]
     pub log_start_offset: i64,
     /// The maximum bytes to fetch from this partition.  See KIP-74 for cases where this limit may not be honored.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_max_bytes: i32,
     /// The directory id of the follower fetching.
+    ///
+    /// Versions 17+; tag 0, tagged 17+; ignorable.
     #[kafka(versions = "17+", tag = 0, tagged = "17+", ignorable)]
     pub replica_directory_id: Uuid,
     /// The high-watermark known by the replica. -1 if the high-watermark is not known and 9223372036854775807 if the feature is not supported.
+    ///
+    /// Versions 18+; tag 1, tagged 18+; default 9223372036854775807; ignorable.
     #[kafka(
         versions = "18+",
         tag = 1,
@@ -161,167 +254,281 @@ pub struct FetchPartition {
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `ForgottenTopicsData` of `FetchRequest`, versions 7+.
+/// `ForgottenTopicsData` of `FetchRequest`, versions 7+ (flexible 12+).
 ///
 /// In an incremental fetch request, the partitions to remove.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::fetch::ForgottenTopic`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "7+", flexible = "12+")]
 pub struct ForgottenTopic {
     /// The topic name.
+    ///
+    /// Versions 7-12; ignorable; entity type topicName.
     #[kafka(versions = "7-12", ignorable, entity_type = "topicName")]
     pub topic: Str,
     /// The unique topic ID.
+    ///
+    /// Versions 13+; ignorable.
     #[kafka(versions = "13+", ignorable)]
     pub topic_id: Uuid,
     /// The partitions indexes to forget.
+    ///
+    /// Versions 7+.
     #[kafka(versions = "7+")]
     pub partitions: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Responses` of `FetchResponse`, versions 0+.
+impl ForgottenTopic {
+    /// The topic as `version` names it: by `topic_id` (versions 13+) when the version has it and it is set, else by `topic` (versions 7-12).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::new(7, 12),
+            Some(&self.topic),
+            crate::__private::VersionRange::at_least(13),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `topic` where the version has it (versions 7-12) and `topic_id` where it has it (versions 13+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::new(7, 12).contains(version) {
+            self.topic = name.clone();
+        }
+        if crate::__private::VersionRange::at_least(13).contains(version) {
+            self.topic_id = id;
+        }
+    }
+}
+
+/// `Responses` of `FetchResponse`, versions 0+ (flexible 12+).
 ///
 /// The response topics.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "12+")]
 pub struct FetchableTopicResponse {
     /// The topic name.
+    ///
+    /// Versions 0-12; ignorable; entity type topicName.
     #[kafka(versions = "0-12", ignorable, entity_type = "topicName")]
     pub topic: Str,
     /// The unique topic ID.
+    ///
+    /// Versions 13+; ignorable.
     #[kafka(versions = "13+", ignorable)]
     pub topic_id: Uuid,
     /// The topic partitions.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<PartitionData>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `FetchableTopicResponse`, versions 0+.
+impl FetchableTopicResponse {
+    /// The topic as `version` names it: by `topic_id` (versions 13+) when the version has it and it is set, else by `topic` (versions 0-12).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::new(0, 12),
+            Some(&self.topic),
+            crate::__private::VersionRange::at_least(13),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `topic` where the version has it (versions 0-12) and `topic_id` where it has it (versions 13+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::new(0, 12).contains(version) {
+            self.topic = name.clone();
+        }
+        if crate::__private::VersionRange::at_least(13).contains(version) {
+            self.topic_id = id;
+        }
+    }
+}
+
+/// `Partitions` of `FetchableTopicResponse`, versions 0+ (flexible 12+).
 ///
 /// The topic partitions.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::fetch::PartitionData`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "12+")]
 pub struct PartitionData {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// The error code, or 0 if there was no fetch error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The current high water mark.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub high_watermark: i64,
     /// The last stable offset (or LSO) of the partition. This is the last offset such that the state of all transactional records prior to this offset have been decided (ABORTED or COMMITTED).
+    ///
+    /// Versions 4+; default -1; ignorable.
     #[kafka(versions = "4+", default = "-1", ignorable)]
     pub last_stable_offset: i64,
     /// The current log start offset.
+    ///
+    /// Versions 5+; default -1; ignorable.
     #[kafka(versions = "5+", default = "-1", ignorable)]
     pub log_start_offset: i64,
     /// In case divergence is detected based on the `LastFetchedEpoch` and `FetchOffset` in the request, this field indicates the largest epoch and its end offset such that subsequent records are known to diverge.
+    ///
+    /// Versions 12+; tag 0, tagged 12+.
     #[kafka(versions = "12+", tag = 0, tagged = "12+")]
     pub diverging_epoch: EpochEndOffset,
     /// The current leader of the partition.
+    ///
+    /// Versions 12+; tag 1, tagged 12+.
     #[kafka(versions = "12+", tag = 1, tagged = "12+")]
     pub current_leader: LeaderIdAndEpoch,
     /// In the case of fetching an offset less than the LogStartOffset, this is the end offset and epoch that should be used in the FetchSnapshot request.
+    ///
+    /// Versions 12+; tag 2, tagged 12+.
     #[kafka(versions = "12+", tag = 2, tagged = "12+")]
     pub snapshot_id: SnapshotId,
     /// The aborted transactions.
+    ///
+    /// Versions 4+; nullable 4+; ignorable.
     #[kafka(versions = "4+", nullable = "4+", ignorable)]
     pub aborted_transactions: Option<Vec<AbortedTransaction>>,
     /// The preferred read replica for the consumer to use on its next fetch request.
+    ///
+    /// Versions 11+; default -1; not ignorable; entity type brokerId.
     #[kafka(versions = "11+", default = "-1", entity_type = "brokerId")]
     pub preferred_read_replica: i32,
     /// The record data.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub records: Option<Records>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `DivergingEpoch` of `PartitionData`, versions 12+.
+/// `DivergingEpoch` of `PartitionData`, versions 12+ (flexible 12+).
 ///
 /// In case divergence is detected based on the `LastFetchedEpoch` and `FetchOffset` in the request, this field indicates the largest epoch and its end offset such that subsequent records are known to diverge.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::fetch::EpochEndOffset`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "12+", flexible = "12+")]
 pub struct EpochEndOffset {
     /// The largest epoch.
+    ///
+    /// Versions 12+; default -1.
     #[kafka(versions = "12+", default = "-1")]
     pub epoch: i32,
     /// The end offset of the epoch.
+    ///
+    /// Versions 12+; default -1.
     #[kafka(versions = "12+", default = "-1")]
     pub end_offset: i64,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `CurrentLeader` of `PartitionData`, versions 12+.
+/// `CurrentLeader` of `PartitionData`, versions 12+ (flexible 12+).
 ///
 /// The current leader of the partition.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::fetch::LeaderIdAndEpoch`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "12+", flexible = "12+")]
 pub struct LeaderIdAndEpoch {
     /// The ID of the current leader or -1 if the leader is unknown.
+    ///
+    /// Versions 12+; default -1; entity type brokerId.
     #[kafka(versions = "12+", default = "-1", entity_type = "brokerId")]
     pub leader_id: i32,
     /// The latest known leader epoch.
+    ///
+    /// Versions 12+; default -1.
     #[kafka(versions = "12+", default = "-1")]
     pub leader_epoch: i32,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `SnapshotId` of `PartitionData`, versions 12+.
+/// `SnapshotId` of `PartitionData`, versions 12+ (flexible 12+).
 ///
 /// In the case of fetching an offset less than the LogStartOffset, this is the end offset and epoch that should be used in the FetchSnapshot request.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "12+", flexible = "12+")]
 pub struct SnapshotId {
     /// The end offset of the epoch.
+    ///
+    /// Versions 0+; default -1.
     #[kafka(versions = "0+", default = "-1")]
     pub end_offset: i64,
     /// The largest epoch.
+    ///
+    /// Versions 0+; default -1.
     #[kafka(versions = "0+", default = "-1")]
     pub epoch: i32,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `AbortedTransactions` of `PartitionData`, versions 4+.
+/// `AbortedTransactions` of `PartitionData`, versions 4+ (flexible 12+).
 ///
 /// The aborted transactions.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "4+", flexible = "12+")]
 pub struct AbortedTransaction {
     /// The producer id associated with the aborted transaction.
+    ///
+    /// Versions 4+; entity type producerId.
     #[kafka(versions = "4+", entity_type = "producerId")]
     pub producer_id: i64,
     /// The first offset in the aborted transaction.
+    ///
+    /// Versions 4+.
     #[kafka(versions = "4+")]
     pub first_offset: i64,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `NodeEndpoints` of `FetchResponse`, versions 16+.
+/// `NodeEndpoints` of `FetchResponse`, versions 16+ (flexible 12+).
 ///
 /// Endpoints for all current-leaders enumerated in PartitionData, with errors NOT_LEADER_OR_FOLLOWER & FENCED_LEADER_EPOCH.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::fetch::NodeEndpoint`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "16+", flexible = "12+")]
 pub struct NodeEndpoint {
     /// The ID of the associated node.
+    ///
+    /// Versions 16+; map key; entity type brokerId.
     #[kafka(versions = "16+", entity_type = "brokerId", map_key)]
     pub node_id: i32,
     /// The node's hostname.
+    ///
+    /// Versions 16+.
     #[kafka(versions = "16+")]
     pub host: Str,
     /// The node's port.
+    ///
+    /// Versions 16+.
     #[kafka(versions = "16+")]
     pub port: i32,
     /// The rack of the node, or null if it has not been assigned to a rack.
+    ///
+    /// Versions 16+; nullable 16+; default null.
     #[kafka(versions = "16+", nullable = "16+", default = "null")]
     pub rack: Option<Str>,
     /// Tagged fields this struct does not declare.

@@ -13,10 +13,14 @@
 use kafka_wire::{KafkaMessage, Records, Str, UnknownTaggedFields, Uuid};
 
 /// The FetchSnapshot request (API key 59): Kafka's `FetchSnapshotRequest.json`.
+///
+/// Versions 0-1; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 59, request, versions = "0-1", flexible = "0+", outline)]
 pub struct FetchSnapshotRequest {
     /// The clusterId if known, this is used to validate metadata fetches prior to broker registration.
+    ///
+    /// Versions 0+; nullable 0+; tag 0, tagged 0+; default null.
     #[kafka(
         versions = "0+",
         nullable = "0+",
@@ -26,12 +30,18 @@ pub struct FetchSnapshotRequest {
     )]
     pub cluster_id: Option<Str>,
     /// The broker ID of the follower.
+    ///
+    /// Versions 0+; default -1; entity type brokerId.
     #[kafka(versions = "0+", default = "-1", entity_type = "brokerId")]
     pub replica_id: i32,
     /// The maximum bytes to fetch from all of the snapshots.
+    ///
+    /// Versions 0+; default 0x7fffffff.
     #[kafka(versions = "0+", default = "0x7fffffff")]
     pub max_bytes: i32,
     /// The topics to fetch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<FetchSnapshotRequestTopicSnapshot>,
     /// Tagged fields this struct does not declare.
@@ -39,174 +49,238 @@ pub struct FetchSnapshotRequest {
 }
 
 /// The FetchSnapshot response (API key 59): Kafka's `FetchSnapshotResponse.json`.
+///
+/// Versions 0-1; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 59, response, versions = "0-1", flexible = "0+", outline)]
 pub struct FetchSnapshotResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+; ignorable.
     #[kafka(versions = "0+", ignorable)]
     pub throttle_time_ms: i32,
     /// The top level response error code.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The topics to fetch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<FetchSnapshotResponseTopicSnapshot>,
     /// Endpoints for all current-leaders enumerated in PartitionSnapshot.
+    ///
+    /// Versions 1+; tag 0, tagged 1+.
     #[kafka(versions = "1+", tag = 0, tagged = "1+")]
     pub node_endpoints: Vec<NodeEndpoint>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `FetchSnapshotRequest`, versions 0+.
+/// `Topics` of `FetchSnapshotRequest`, versions 0+ (flexible 0+).
 ///
 /// The topics to fetch.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", name = "TopicSnapshot", outline)]
 pub struct FetchSnapshotRequestTopicSnapshot {
     /// The name of the topic to fetch.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub name: Str,
     /// The partitions to fetch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<FetchSnapshotRequestPartitionSnapshot>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `TopicSnapshot`, versions 0+.
+/// `Partitions` of `TopicSnapshot`, versions 0+ (flexible 0+).
 ///
 /// The partitions to fetch.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", name = "PartitionSnapshot", outline)]
 pub struct FetchSnapshotRequestPartitionSnapshot {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition: i32,
     /// The current leader epoch of the partition, -1 for unknown leader epoch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub current_leader_epoch: i32,
     /// The snapshot endOffset and epoch to fetch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub snapshot_id: FetchSnapshotRequestSnapshotId,
     /// The byte position within the snapshot to start fetching from.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub position: i64,
     /// The directory id of the follower fetching.
+    ///
+    /// Versions 1+; tag 0, tagged 1+; ignorable.
     #[kafka(versions = "1+", tag = 0, tagged = "1+", ignorable)]
     pub replica_directory_id: Uuid,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `SnapshotId` of `PartitionSnapshot`, versions 0+.
+/// `SnapshotId` of `PartitionSnapshot`, versions 0+ (flexible 0+).
 ///
 /// The snapshot endOffset and epoch to fetch.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", name = "SnapshotId", outline)]
 pub struct FetchSnapshotRequestSnapshotId {
     /// The end offset of the snapshot.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub end_offset: i64,
     /// The epoch of the snapshot.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub epoch: i32,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `FetchSnapshotResponse`, versions 0+.
+/// `Topics` of `FetchSnapshotResponse`, versions 0+ (flexible 0+).
 ///
 /// The topics to fetch.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", name = "TopicSnapshot", outline)]
 pub struct FetchSnapshotResponseTopicSnapshot {
     /// The name of the topic to fetch.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub name: Str,
     /// The partitions to fetch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<FetchSnapshotResponsePartitionSnapshot>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `TopicSnapshot`, versions 0+.
+/// `Partitions` of `TopicSnapshot`, versions 0+ (flexible 0+).
 ///
 /// The partitions to fetch.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", name = "PartitionSnapshot", outline)]
 pub struct FetchSnapshotResponsePartitionSnapshot {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub index: i32,
     /// The error code, or 0 if there was no fetch error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The snapshot endOffset and epoch fetched.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub snapshot_id: FetchSnapshotResponseSnapshotId,
     /// The leader of the partition at the time of the snapshot.
+    ///
+    /// Versions 0+; tag 0, tagged 0+.
     #[kafka(versions = "0+", tag = 0, tagged = "0+")]
     pub current_leader: LeaderIdAndEpoch,
     /// The total size of the snapshot.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub size: i64,
     /// The starting byte position within the snapshot included in the Bytes field.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub position: i64,
     /// Snapshot data in records format which may not be aligned on an offset boundary.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub unaligned_records: Records,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `SnapshotId` of `PartitionSnapshot`, versions 0+.
+/// `SnapshotId` of `PartitionSnapshot`, versions 0+ (flexible 0+).
 ///
 /// The snapshot endOffset and epoch fetched.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", name = "SnapshotId", outline)]
 pub struct FetchSnapshotResponseSnapshotId {
     /// The snapshot end offset.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub end_offset: i64,
     /// The snapshot epoch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub epoch: i32,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `CurrentLeader` of `PartitionSnapshot`, versions 0+.
+/// `CurrentLeader` of `PartitionSnapshot`, versions 0+ (flexible 0+).
 ///
 /// The leader of the partition at the time of the snapshot.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::fetch_snapshot::LeaderIdAndEpoch`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct LeaderIdAndEpoch {
     /// The ID of the current leader or -1 if the leader is unknown.
+    ///
+    /// Versions 0+; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId")]
     pub leader_id: i32,
     /// The latest known leader epoch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub leader_epoch: i32,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `NodeEndpoints` of `FetchSnapshotResponse`, versions 1+.
+/// `NodeEndpoints` of `FetchSnapshotResponse`, versions 1+ (flexible 0+).
 ///
 /// Endpoints for all current-leaders enumerated in PartitionSnapshot.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::fetch_snapshot::NodeEndpoint`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "1+", flexible = "0+", outline)]
 pub struct NodeEndpoint {
     /// The ID of the associated node.
+    ///
+    /// Versions 1+; map key; entity type brokerId.
     #[kafka(versions = "1+", entity_type = "brokerId", map_key)]
     pub node_id: i32,
     /// The node's hostname.
+    ///
+    /// Versions 1+.
     #[kafka(versions = "1+")]
     pub host: Str,
     /// The node's port.
+    ///
+    /// Versions 1+.
     #[kafka(versions = "1+")]
     pub port: u16,
     /// Tagged fields this struct does not declare.

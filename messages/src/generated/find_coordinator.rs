@@ -13,16 +13,24 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The FindCoordinator request (API key 10): Kafka's `FindCoordinatorRequest.json`.
+///
+/// Versions 0-6; flexible 3+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 10, request, versions = "0-6", flexible = "3+")]
 pub struct FindCoordinatorRequest {
     /// The coordinator key.
+    ///
+    /// Versions 0-3; not ignorable.
     #[kafka(versions = "0-3")]
     pub key: Str,
     /// The coordinator key type. (group, transaction, share).
+    ///
+    /// Versions 1+; default 0; not ignorable.
     #[kafka(versions = "1+", default = "0")]
     pub key_type: i8,
     /// The coordinator keys.
+    ///
+    /// Versions 4+; not ignorable.
     #[kafka(versions = "4+")]
     pub coordinator_keys: Vec<Str>,
     /// Tagged fields this struct does not declare.
@@ -30,56 +38,84 @@ pub struct FindCoordinatorRequest {
 }
 
 /// The FindCoordinator response (API key 10): Kafka's `FindCoordinatorResponse.json`.
+///
+/// Versions 0-6; flexible 3+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 10, response, versions = "0-6", flexible = "3+")]
 pub struct FindCoordinatorResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 1+; ignorable.
     #[kafka(versions = "1+", ignorable)]
     pub throttle_time_ms: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0-3; not ignorable.
     #[kafka(versions = "0-3")]
     pub error_code: i16,
     /// The error message, or null if there was no error.
+    ///
+    /// Versions 1-3; nullable 1-3; ignorable.
     #[kafka(versions = "1-3", nullable = "1-3", ignorable)]
     pub error_message: Option<Str>,
     /// The node id.
+    ///
+    /// Versions 0-3; not ignorable; entity type brokerId.
     #[kafka(versions = "0-3", entity_type = "brokerId")]
     pub node_id: i32,
     /// The host name.
+    ///
+    /// Versions 0-3; not ignorable.
     #[kafka(versions = "0-3")]
     pub host: Str,
     /// The port.
+    ///
+    /// Versions 0-3; not ignorable.
     #[kafka(versions = "0-3")]
     pub port: i32,
     /// Each coordinator result in the response.
+    ///
+    /// Versions 4+; not ignorable.
     #[kafka(versions = "4+")]
     pub coordinators: Vec<Coordinator>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Coordinators` of `FindCoordinatorResponse`, versions 4+.
+/// `Coordinators` of `FindCoordinatorResponse`, versions 4+ (flexible 3+).
 ///
 /// Each coordinator result in the response.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "4+", flexible = "3+")]
 pub struct Coordinator {
     /// The coordinator key.
+    ///
+    /// Versions 4+.
     #[kafka(versions = "4+")]
     pub key: Str,
     /// The node id.
+    ///
+    /// Versions 4+; entity type brokerId.
     #[kafka(versions = "4+", entity_type = "brokerId")]
     pub node_id: i32,
     /// The host name.
+    ///
+    /// Versions 4+.
     #[kafka(versions = "4+")]
     pub host: Str,
     /// The port.
+    ///
+    /// Versions 4+.
     #[kafka(versions = "4+")]
     pub port: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 4+.
     #[kafka(versions = "4+")]
     pub error_code: i16,
     /// The error message, or null if there was no error.
+    ///
+    /// Versions 4+; nullable 4+; ignorable.
     #[kafka(versions = "4+", nullable = "4+", ignorable)]
     pub error_message: Option<Str>,
     /// Tagged fields this struct does not declare.

@@ -13,10 +13,14 @@
 use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The GetTelemetrySubscriptions request (API key 71): Kafka's `GetTelemetrySubscriptionsRequest.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 71, request, versions = "0", flexible = "0+")]
 pub struct GetTelemetrySubscriptionsRequest {
     /// Unique id for this client instance, must be set to 0 on the first request.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub client_instance_id: Uuid,
     /// Tagged fields this struct does not declare.
@@ -24,34 +28,54 @@ pub struct GetTelemetrySubscriptionsRequest {
 }
 
 /// The GetTelemetrySubscriptions response (API key 71): Kafka's `GetTelemetrySubscriptionsResponse.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 71, response, versions = "0", flexible = "0+")]
 pub struct GetTelemetrySubscriptionsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// Assigned client instance id if ClientInstanceId was 0 in the request, else 0.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub client_instance_id: Uuid,
     /// Unique identifier for the current subscription set for this client instance.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub subscription_id: i32,
     /// Compression types that broker accepts for the PushTelemetryRequest.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub accepted_compression_types: FixedArray<i8>,
     /// Configured push interval, which is the lowest configured interval in the current subscription set.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub push_interval_ms: i32,
     /// The maximum bytes of binary data the broker accepts in PushTelemetryRequest.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub telemetry_max_bytes: i32,
     /// Flag to indicate monotonic/counter metrics are to be emitted as deltas or cumulative values.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub delta_temporality: bool,
     /// Requested metrics prefix string match. Empty array: No metrics subscribed, Array[0] empty string: All metrics subscribed.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub requested_metrics: Vec<Str>,
     /// Tagged fields this struct does not declare.

@@ -13,19 +13,29 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The Heartbeat request (API key 12): Kafka's `HeartbeatRequest.json`.
+///
+/// Versions 0-4; flexible 4+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 12, request, versions = "0-4", flexible = "4+")]
 pub struct HeartbeatRequest {
     /// The group id.
+    ///
+    /// Versions 0+; entity type groupId.
     #[kafka(versions = "0+", entity_type = "groupId")]
     pub group_id: Str,
     /// The generation of the group.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub generation_id: i32,
     /// The member ID.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub member_id: Str,
     /// The unique identifier of the consumer instance provided by end user.
+    ///
+    /// Versions 3+; nullable 3+; default null; not ignorable.
     #[kafka(versions = "3+", nullable = "3+", default = "null")]
     pub group_instance_id: Option<Str>,
     /// Tagged fields this struct does not declare.
@@ -33,13 +43,19 @@ pub struct HeartbeatRequest {
 }
 
 /// The Heartbeat response (API key 12): Kafka's `HeartbeatResponse.json`.
+///
+/// Versions 0-4; flexible 4+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 12, response, versions = "0-4", flexible = "4+")]
 pub struct HeartbeatResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 1+; ignorable.
     #[kafka(versions = "1+", ignorable)]
     pub throttle_time_ms: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// Tagged fields this struct does not declare.

@@ -14,6 +14,8 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The InitProducerId request (API key 22): Kafka's `InitProducerIdRequest.json`.
 ///
+/// Versions 0-6; flexible 2+.
+///
 /// Its latest version (6) is unstable: still being designed, not offered by `ApiKey::usable_versions` unless asked.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(
@@ -25,21 +27,33 @@ use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 )]
 pub struct InitProducerIdRequest {
     /// The transactional id, or null if the producer is not transactional.
+    ///
+    /// Versions 0+; nullable 0+; entity type transactionalId.
     #[kafka(versions = "0+", nullable = "0+", entity_type = "transactionalId")]
     pub transactional_id: Option<Str>,
     /// The time in ms to wait before aborting idle transactions sent by this producer. This is only relevant if a TransactionalId has been defined.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub transaction_timeout_ms: i32,
     /// The producer id. This is used to disambiguate requests if a transactional id is reused following its expiration.
+    ///
+    /// Versions 3+; default -1; not ignorable; entity type producerId.
     #[kafka(versions = "3+", default = "-1", entity_type = "producerId")]
     pub producer_id: i64,
     /// The producer's current epoch. This will be checked against the producer epoch on the broker, and the request will return an error if they do not match.
+    ///
+    /// Versions 3+; default -1; not ignorable.
     #[kafka(versions = "3+", default = "-1")]
     pub producer_epoch: i16,
     /// True if the client wants to enable two-phase commit (2PC) protocol for transactions.
+    ///
+    /// Versions 6+; default false; not ignorable.
     #[kafka(versions = "6+", default = "false")]
     pub enable2_pc: bool,
     /// True if the client wants to keep the currently ongoing transaction instead of aborting it.
+    ///
+    /// Versions 6+; default false; not ignorable.
     #[kafka(versions = "6+", default = "false")]
     pub keep_prepared_txn: bool,
     /// Tagged fields this struct does not declare.
@@ -47,25 +61,39 @@ pub struct InitProducerIdRequest {
 }
 
 /// The InitProducerId response (API key 22): Kafka's `InitProducerIdResponse.json`.
+///
+/// Versions 0-6; flexible 2+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 22, response, versions = "0-6", flexible = "2+")]
 pub struct InitProducerIdResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+; ignorable.
     #[kafka(versions = "0+", ignorable)]
     pub throttle_time_ms: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The current producer id.
+    ///
+    /// Versions 0+; default -1; entity type producerId.
     #[kafka(versions = "0+", default = "-1", entity_type = "producerId")]
     pub producer_id: i64,
     /// The current epoch associated with the producer id.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub producer_epoch: i16,
     /// The producer id for ongoing transaction when KeepPreparedTxn is used, -1 if there is no transaction ongoing.
+    ///
+    /// Versions 6+; default -1; not ignorable; entity type producerId.
     #[kafka(versions = "6+", default = "-1", entity_type = "producerId")]
     pub ongoing_txn_producer_id: i64,
     /// The epoch associated with the  producer id for ongoing transaction when KeepPreparedTxn is used, -1 if there is no transaction ongoing.
+    ///
+    /// Versions 6+; default -1; not ignorable.
     #[kafka(versions = "6+", default = "-1")]
     pub ongoing_txn_producer_epoch: i16,
     /// Tagged fields this struct does not declare.

@@ -13,13 +13,19 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The InitializeShareGroupState request (API key 83): Kafka's `InitializeShareGroupStateRequest.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 83, request, versions = "0", flexible = "0+")]
 pub struct InitializeShareGroupStateRequest {
     /// The group identifier.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub group_id: Str,
     /// The data for the topics.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<InitializeStateData>,
     /// Tagged fields this struct does not declare.
@@ -27,80 +33,104 @@ pub struct InitializeShareGroupStateRequest {
 }
 
 /// The InitializeShareGroupState response (API key 83): Kafka's `InitializeShareGroupStateResponse.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 83, response, versions = "0", flexible = "0+")]
 pub struct InitializeShareGroupStateResponse {
     /// The initialization results.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub results: Vec<InitializeStateResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `InitializeShareGroupStateRequest`, versions 0+.
+/// `Topics` of `InitializeShareGroupStateRequest`, versions 0+ (flexible 0+).
 ///
 /// The data for the topics.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct InitializeStateData {
     /// The topic identifier.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topic_id: Uuid,
     /// The data for the partitions.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<PartitionData>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `InitializeStateData`, versions 0+.
+/// `Partitions` of `InitializeStateData`, versions 0+ (flexible 0+).
 ///
 /// The data for the partitions.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct PartitionData {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition: i32,
     /// The state epoch for this share-partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub state_epoch: i32,
     /// The share-partition start offset, or -1 if the start offset is not being initialized.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub start_offset: i64,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Results` of `InitializeShareGroupStateResponse`, versions 0+.
+/// `Results` of `InitializeShareGroupStateResponse`, versions 0+ (flexible 0+).
 ///
 /// The initialization results.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct InitializeStateResult {
     /// The topic identifier.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topic_id: Uuid,
     /// The results for the partitions.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<PartitionResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `InitializeStateResult`, versions 0+.
+/// `Partitions` of `InitializeStateResult`, versions 0+ (flexible 0+).
 ///
 /// The results for the partitions.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct PartitionResult {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The error message, or null if there was no error.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub error_message: Option<Str>,
     /// Tagged fields this struct does not declare.

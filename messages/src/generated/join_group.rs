@@ -13,31 +13,49 @@
 use kafka_wire::{Bytes, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The JoinGroup request (API key 11): Kafka's `JoinGroupRequest.json`.
+///
+/// Versions 0-9; flexible 6+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 11, request, versions = "0-9", flexible = "6+")]
 pub struct JoinGroupRequest {
     /// The group identifier.
+    ///
+    /// Versions 0+; entity type groupId.
     #[kafka(versions = "0+", entity_type = "groupId")]
     pub group_id: Str,
     /// The coordinator considers the consumer dead if it receives no heartbeat after this timeout in milliseconds.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub session_timeout_ms: i32,
     /// The maximum time in milliseconds that the coordinator will wait for each member to rejoin when rebalancing the group.
+    ///
+    /// Versions 1+; default -1; ignorable.
     #[kafka(versions = "1+", default = "-1", ignorable)]
     pub rebalance_timeout_ms: i32,
     /// The member id assigned by the group coordinator.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub member_id: Str,
     /// The unique identifier of the consumer instance provided by end user.
+    ///
+    /// Versions 5+; nullable 5+; default null; not ignorable.
     #[kafka(versions = "5+", nullable = "5+", default = "null")]
     pub group_instance_id: Option<Str>,
     /// The unique name the for class of protocols implemented by the group we want to join.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub protocol_type: Str,
     /// The list of protocols that the member supports.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub protocols: Vec<JoinGroupRequestProtocol>,
     /// The reason why the member (re-)joins the group.
+    ///
+    /// Versions 8+; nullable 8+; default null; ignorable.
     #[kafka(versions = "8+", nullable = "8+", default = "null", ignorable)]
     pub reason: Option<Str>,
     /// Tagged fields this struct does not declare.
@@ -45,69 +63,99 @@ pub struct JoinGroupRequest {
 }
 
 /// The JoinGroup response (API key 11): Kafka's `JoinGroupResponse.json`.
+///
+/// Versions 0-9; flexible 6+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 11, response, versions = "0-9", flexible = "6+")]
 pub struct JoinGroupResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 2+; ignorable.
     #[kafka(versions = "2+", ignorable)]
     pub throttle_time_ms: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The generation ID of the group.
+    ///
+    /// Versions 0+; default -1.
     #[kafka(versions = "0+", default = "-1")]
     pub generation_id: i32,
     /// The group protocol name.
+    ///
+    /// Versions 7+; nullable 7+; default null; ignorable.
     #[kafka(versions = "7+", nullable = "7+", default = "null", ignorable)]
     pub protocol_type: Option<Str>,
     /// The group protocol selected by the coordinator.
+    ///
+    /// Versions 0+; nullable 7+.
     #[kafka(versions = "0+", nullable = "7+")]
     pub protocol_name: Option<Str>,
     /// The leader of the group.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub leader: Str,
     /// True if the leader must skip running the assignment.
+    ///
+    /// Versions 9+; default false; not ignorable.
     #[kafka(versions = "9+", default = "false")]
     pub skip_assignment: bool,
     /// The member ID assigned by the group coordinator.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub member_id: Str,
     /// The group members.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub members: Vec<JoinGroupResponseMember>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Protocols` of `JoinGroupRequest`, versions 0+.
+/// `Protocols` of `JoinGroupRequest`, versions 0+ (flexible 6+).
 ///
 /// The list of protocols that the member supports.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "6+")]
 pub struct JoinGroupRequestProtocol {
     /// The protocol name.
+    ///
+    /// Versions 0+; map key.
     #[kafka(versions = "0+", map_key)]
     pub name: Str,
     /// The protocol metadata.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub metadata: Bytes,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Members` of `JoinGroupResponse`, versions 0+.
+/// `Members` of `JoinGroupResponse`, versions 0+ (flexible 6+).
 ///
 /// The group members.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "6+")]
 pub struct JoinGroupResponseMember {
     /// The group member ID.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub member_id: Str,
     /// The unique identifier of the consumer instance provided by end user.
+    ///
+    /// Versions 5+; nullable 5+; default null; ignorable.
     #[kafka(versions = "5+", nullable = "5+", default = "null", ignorable)]
     pub group_instance_id: Option<Str>,
     /// The group member metadata.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub metadata: Bytes,
     /// Tagged fields this struct does not declare.

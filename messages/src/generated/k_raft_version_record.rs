@@ -13,13 +13,19 @@
 use kafka_wire::{KafkaMessage, UnknownTaggedFields};
 
 /// Kafka's `KRaftVersionRecord.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0", flexible = "0+", outline)]
 pub struct KRaftVersionRecord {
     /// The version of the kraft version record.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub version: i16,
     /// The kraft protocol version.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub k_raft_version: i16,
     /// Tagged fields this struct does not declare.

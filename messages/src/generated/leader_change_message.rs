@@ -13,33 +13,49 @@
 use kafka_wire::{KafkaMessage, UnknownTaggedFields, Uuid};
 
 /// Kafka's `LeaderChangeMessage.json`.
+///
+/// Versions 0-1; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0-1", flexible = "0+", outline)]
 pub struct LeaderChangeMessage {
     /// The version of the leader change message.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub version: i16,
     /// The ID of the newly elected leader.
+    ///
+    /// Versions 0+; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId")]
     pub leader_id: i32,
     /// The set of voters in the quorum for this epoch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub voters: Vec<Voter>,
     /// The voters who voted for the leader at the time of election.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub granting_voters: Vec<Voter>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// A common struct of `LeaderChangeMessage`, versions 0+.
+/// A common struct of `LeaderChangeMessage`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::leader_change_message::Voter`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Voter {
     /// The ID of the voter.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub voter_id: i32,
     /// The directory id of the voter.
+    ///
+    /// Versions 1+; not ignorable.
     #[kafka(versions = "1+")]
     pub voter_directory_id: Uuid,
     /// Tagged fields this struct does not declare.

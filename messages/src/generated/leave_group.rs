@@ -13,16 +13,24 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The LeaveGroup request (API key 13): Kafka's `LeaveGroupRequest.json`.
+///
+/// Versions 0-5; flexible 4+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 13, request, versions = "0-5", flexible = "4+")]
 pub struct LeaveGroupRequest {
     /// The ID of the group to leave.
+    ///
+    /// Versions 0+; entity type groupId.
     #[kafka(versions = "0+", entity_type = "groupId")]
     pub group_id: Str,
     /// The member ID to remove from the group.
+    ///
+    /// Versions 0-2; not ignorable.
     #[kafka(versions = "0-2")]
     pub member_id: Str,
     /// List of leaving member identities.
+    ///
+    /// Versions 3+; not ignorable.
     #[kafka(versions = "3+")]
     pub members: Vec<MemberIdentity>,
     /// Tagged fields this struct does not declare.
@@ -30,54 +38,74 @@ pub struct LeaveGroupRequest {
 }
 
 /// The LeaveGroup response (API key 13): Kafka's `LeaveGroupResponse.json`.
+///
+/// Versions 0-5; flexible 4+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 13, response, versions = "0-5", flexible = "4+")]
 pub struct LeaveGroupResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 1+; ignorable.
     #[kafka(versions = "1+", ignorable)]
     pub throttle_time_ms: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// List of leaving member responses.
+    ///
+    /// Versions 3+; not ignorable.
     #[kafka(versions = "3+")]
     pub members: Vec<MemberResponse>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Members` of `LeaveGroupRequest`, versions 3+.
+/// `Members` of `LeaveGroupRequest`, versions 3+ (flexible 4+).
 ///
 /// List of leaving member identities.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "3+", flexible = "4+")]
 pub struct MemberIdentity {
     /// The member ID to remove from the group.
+    ///
+    /// Versions 3+.
     #[kafka(versions = "3+")]
     pub member_id: Str,
     /// The group instance ID to remove from the group.
+    ///
+    /// Versions 3+; nullable 3+; default null.
     #[kafka(versions = "3+", nullable = "3+", default = "null")]
     pub group_instance_id: Option<Str>,
     /// The reason why the member left the group.
+    ///
+    /// Versions 5+; nullable 5+; default null; ignorable.
     #[kafka(versions = "5+", nullable = "5+", default = "null", ignorable)]
     pub reason: Option<Str>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Members` of `LeaveGroupResponse`, versions 3+.
+/// `Members` of `LeaveGroupResponse`, versions 3+ (flexible 4+).
 ///
 /// List of leaving member responses.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "3+", flexible = "4+")]
 pub struct MemberResponse {
     /// The member ID to remove from the group.
+    ///
+    /// Versions 3+.
     #[kafka(versions = "3+")]
     pub member_id: Str,
     /// The group instance ID to remove from the group.
+    ///
+    /// Versions 3+; nullable 3+.
     #[kafka(versions = "3+", nullable = "3+")]
     pub group_instance_id: Option<Str>,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 3+.
     #[kafka(versions = "3+")]
     pub error_code: i16,
     /// Tagged fields this struct does not declare.

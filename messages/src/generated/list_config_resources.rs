@@ -13,10 +13,14 @@
 use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The ListConfigResources request (API key 74): Kafka's `ListConfigResourcesRequest.json`.
+///
+/// Versions 0-1; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 74, request, versions = "0-1", flexible = "0+", outline)]
 pub struct ListConfigResourcesRequest {
     /// The list of resource type. If the list is empty, it uses default supported config resource types.
+    ///
+    /// Versions 1+; not ignorable.
     #[kafka(versions = "1+")]
     pub resource_types: FixedArray<i8>,
     /// Tagged fields this struct does not declare.
@@ -24,32 +28,44 @@ pub struct ListConfigResourcesRequest {
 }
 
 /// The ListConfigResources response (API key 74): Kafka's `ListConfigResourcesResponse.json`.
+///
+/// Versions 0-1; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 74, response, versions = "0-1", flexible = "0+", outline)]
 pub struct ListConfigResourcesResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// Each config resource in the response.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub config_resources: Vec<ConfigResource>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `ConfigResources` of `ListConfigResourcesResponse`, versions 0+.
+/// `ConfigResources` of `ListConfigResourcesResponse`, versions 0+ (flexible 0+).
 ///
 /// Each config resource in the response.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct ConfigResource {
     /// The resource name.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub resource_name: Str,
     /// The resource type.
+    ///
+    /// Versions 1+; default 16; ignorable.
     #[kafka(versions = "1+", default = "16", ignorable)]
     pub resource_type: i8,
     /// Tagged fields this struct does not declare.

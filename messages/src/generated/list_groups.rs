@@ -13,13 +13,19 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The ListGroups request (API key 16): Kafka's `ListGroupsRequest.json`.
+///
+/// Versions 0-5; flexible 3+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 16, request, versions = "0-5", flexible = "3+", outline)]
 pub struct ListGroupsRequest {
     /// The states of the groups we want to list. If empty, all groups are returned with their state.
+    ///
+    /// Versions 4+; not ignorable.
     #[kafka(versions = "4+")]
     pub states_filter: Vec<Str>,
     /// The types of the groups we want to list. If empty, all groups are returned with their type.
+    ///
+    /// Versions 5+; not ignorable.
     #[kafka(versions = "5+")]
     pub types_filter: Vec<Str>,
     /// Tagged fields this struct does not declare.
@@ -27,38 +33,54 @@ pub struct ListGroupsRequest {
 }
 
 /// The ListGroups response (API key 16): Kafka's `ListGroupsResponse.json`.
+///
+/// Versions 0-5; flexible 3+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 16, response, versions = "0-5", flexible = "3+", outline)]
 pub struct ListGroupsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 1+; ignorable.
     #[kafka(versions = "1+", ignorable)]
     pub throttle_time_ms: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// Each group in the response.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub groups: Vec<ListedGroup>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Groups` of `ListGroupsResponse`, versions 0+.
+/// `Groups` of `ListGroupsResponse`, versions 0+ (flexible 3+).
 ///
 /// Each group in the response.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "3+", outline)]
 pub struct ListedGroup {
     /// The group ID.
+    ///
+    /// Versions 0+; entity type groupId.
     #[kafka(versions = "0+", entity_type = "groupId")]
     pub group_id: Str,
     /// The group protocol type.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub protocol_type: Str,
     /// The group state name.
+    ///
+    /// Versions 4+; ignorable.
     #[kafka(versions = "4+", ignorable)]
     pub group_state: Str,
     /// The group type name.
+    ///
+    /// Versions 5+; ignorable.
     #[kafka(versions = "5+", ignorable)]
     pub group_type: Str,
     /// Tagged fields this struct does not declare.

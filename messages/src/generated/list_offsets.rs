@@ -13,19 +13,29 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The ListOffsets request (API key 2): Kafka's `ListOffsetsRequest.json`.
+///
+/// Versions 1-11; flexible 6+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 2, request, versions = "1-11", flexible = "6+")]
 pub struct ListOffsetsRequest {
     /// The broker ID of the requester, or -1 if this request is being made by a normal consumer.
+    ///
+    /// Versions 0+; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId")]
     pub replica_id: i32,
     /// This setting controls the visibility of transactional records. Using READ_UNCOMMITTED (isolation_level = 0) makes all records visible. With READ_COMMITTED (isolation_level = 1), non-transactional and COMMITTED transactional records are visible. To be more concrete, READ_COMMITTED returns all data from offsets smaller than the current LSO (last stable offset), and enables the inclusion of the list of aborted transactions in the result, which allows consumers to discard ABORTED transactional records.
+    ///
+    /// Versions 2+; not ignorable.
     #[kafka(versions = "2+")]
     pub isolation_level: i8,
     /// Each topic in the request.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<ListOffsetsTopic>,
     /// The timeout to await a response in milliseconds for requests that require reading from remote storage for topics enabled with tiered storage.
+    ///
+    /// Versions 10+; ignorable.
     #[kafka(versions = "10+", ignorable)]
     pub timeout_ms: i32,
     /// Tagged fields this struct does not declare.
@@ -33,89 +43,119 @@ pub struct ListOffsetsRequest {
 }
 
 /// The ListOffsets response (API key 2): Kafka's `ListOffsetsResponse.json`.
+///
+/// Versions 1-11; flexible 6+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 2, response, versions = "1-11", flexible = "6+")]
 pub struct ListOffsetsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 2+; ignorable.
     #[kafka(versions = "2+", ignorable)]
     pub throttle_time_ms: i32,
     /// Each topic in the response.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<ListOffsetsTopicResponse>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `ListOffsetsRequest`, versions 0+.
+/// `Topics` of `ListOffsetsRequest`, versions 0+ (flexible 6+).
 ///
 /// Each topic in the request.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "6+")]
 pub struct ListOffsetsTopic {
     /// The topic name.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub name: Str,
     /// Each partition in the request.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<ListOffsetsPartition>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `ListOffsetsTopic`, versions 0+.
+/// `Partitions` of `ListOffsetsTopic`, versions 0+ (flexible 6+).
 ///
 /// Each partition in the request.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "6+")]
 pub struct ListOffsetsPartition {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// The current leader epoch.
+    ///
+    /// Versions 4+; default -1; ignorable.
     #[kafka(versions = "4+", default = "-1", ignorable)]
     pub current_leader_epoch: i32,
     /// The current timestamp.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub timestamp: i64,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `ListOffsetsResponse`, versions 0+.
+/// `Topics` of `ListOffsetsResponse`, versions 0+ (flexible 6+).
 ///
 /// Each topic in the response.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "6+")]
 pub struct ListOffsetsTopicResponse {
     /// The topic name.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub name: Str,
     /// Each partition in the response.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<ListOffsetsPartitionResponse>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `ListOffsetsTopicResponse`, versions 0+.
+/// `Partitions` of `ListOffsetsTopicResponse`, versions 0+ (flexible 6+).
 ///
 /// Each partition in the response.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "6+")]
 pub struct ListOffsetsPartitionResponse {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// The partition error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The timestamp associated with the returned offset.
+    ///
+    /// Versions 1+; default -1; not ignorable.
     #[kafka(versions = "1+", default = "-1")]
     pub timestamp: i64,
     /// The returned offset.
+    ///
+    /// Versions 1+; default -1; not ignorable.
     #[kafka(versions = "1+", default = "-1")]
     pub offset: i64,
     /// The leader epoch associated with the returned offset.
+    ///
+    /// Versions 4+; default -1; not ignorable.
     #[kafka(versions = "4+", default = "-1")]
     pub leader_epoch: i32,
     /// Tagged fields this struct does not declare.

@@ -13,13 +13,19 @@
 use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The ListPartitionReassignments request (API key 46): Kafka's `ListPartitionReassignmentsRequest.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 46, request, versions = "0", flexible = "0+", outline)]
 pub struct ListPartitionReassignmentsRequest {
     /// The time in ms to wait for the request to complete.
+    ///
+    /// Versions 0+; default 60000.
     #[kafka(versions = "0+", default = "60000")]
     pub timeout_ms: i32,
     /// The topics to list partition reassignments for, or null to list everything.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub topics: Option<Vec<ListPartitionReassignmentsTopics>>,
     /// Tagged fields this struct does not declare.
@@ -27,73 +33,99 @@ pub struct ListPartitionReassignmentsRequest {
 }
 
 /// The ListPartitionReassignments response (API key 46): Kafka's `ListPartitionReassignmentsResponse.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 46, response, versions = "0", flexible = "0+", outline)]
 pub struct ListPartitionReassignmentsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The top-level error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The top-level error message, or null if there was no error.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub error_message: Option<Str>,
     /// The ongoing reassignments for each topic.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<OngoingTopicReassignment>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `ListPartitionReassignmentsRequest`, versions 0+.
+/// `Topics` of `ListPartitionReassignmentsRequest`, versions 0+ (flexible 0+).
 ///
 /// The topics to list partition reassignments for, or null to list everything.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct ListPartitionReassignmentsTopics {
     /// The topic name.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub name: Str,
     /// The partitions to list partition reassignments for.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_indexes: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `ListPartitionReassignmentsResponse`, versions 0+.
+/// `Topics` of `ListPartitionReassignmentsResponse`, versions 0+ (flexible 0+).
 ///
 /// The ongoing reassignments for each topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct OngoingTopicReassignment {
     /// The topic name.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub name: Str,
     /// The ongoing reassignments for each partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<OngoingPartitionReassignment>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `OngoingTopicReassignment`, versions 0+.
+/// `Partitions` of `OngoingTopicReassignment`, versions 0+ (flexible 0+).
 ///
 /// The ongoing reassignments for each partition.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct OngoingPartitionReassignment {
     /// The index of the partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// The current replica set.
+    ///
+    /// Versions 0+; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId")]
     pub replicas: FixedArray<i32>,
     /// The set of replicas we are currently adding.
+    ///
+    /// Versions 0+; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId")]
     pub adding_replicas: FixedArray<i32>,
     /// The set of replicas we are currently removing.
+    ///
+    /// Versions 0+; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId")]
     pub removing_replicas: FixedArray<i32>,
     /// Tagged fields this struct does not declare.

@@ -13,19 +13,29 @@
 use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The ListTransactions request (API key 66): Kafka's `ListTransactionsRequest.json`.
+///
+/// Versions 0-2; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 66, request, versions = "0-2", flexible = "0+", outline)]
 pub struct ListTransactionsRequest {
     /// The transaction states to filter by: if empty, all transactions are returned; if non-empty, then only transactions matching one of the filtered states will be returned.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub state_filters: Vec<Str>,
     /// The producerIds to filter by: if empty, all transactions will be returned; if non-empty, only transactions which match one of the filtered producerIds will be returned.
+    ///
+    /// Versions 0+; entity type producerId.
     #[kafka(versions = "0+", entity_type = "producerId")]
     pub producer_id_filters: FixedArray<i64>,
     /// Duration (in millis) to filter by: if < 0, all transactions will be returned; otherwise, only transactions running longer than this duration will be returned.
+    ///
+    /// Versions 1+; default -1; not ignorable.
     #[kafka(versions = "1+", default = "-1")]
     pub duration_filter: i64,
     /// The transactional ID regular expression pattern to filter by: if it is empty or null, all transactions are returned; Otherwise then only the transactions matching the given regular expression will be returned.
+    ///
+    /// Versions 2+; nullable 2+; default null; not ignorable.
     #[kafka(versions = "2+", nullable = "2+", default = "null")]
     pub transactional_id_pattern: Option<Str>,
     /// Tagged fields this struct does not declare.
@@ -33,38 +43,56 @@ pub struct ListTransactionsRequest {
 }
 
 /// The ListTransactions response (API key 66): Kafka's `ListTransactionsResponse.json`.
+///
+/// Versions 0-2; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 66, response, versions = "0-2", flexible = "0+", outline)]
 pub struct ListTransactionsResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// Set of state filters provided in the request which were unknown to the transaction coordinator.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub unknown_state_filters: Vec<Str>,
     /// The current state of the transaction for the transactional id.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub transaction_states: Vec<TransactionState>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `TransactionStates` of `ListTransactionsResponse`, versions 0+.
+/// `TransactionStates` of `ListTransactionsResponse`, versions 0+ (flexible 0+).
 ///
 /// The current state of the transaction for the transactional id.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::list_transactions::TransactionState`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TransactionState {
     /// The transactional id.
+    ///
+    /// Versions 0+; entity type transactionalId.
     #[kafka(versions = "0+", entity_type = "transactionalId")]
     pub transactional_id: Str,
     /// The producer id.
+    ///
+    /// Versions 0+; entity type producerId.
     #[kafka(versions = "0+", entity_type = "producerId")]
     pub producer_id: i64,
     /// The current transaction state of the producer.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub transaction_state: Str,
     /// Tagged fields this struct does not declare.

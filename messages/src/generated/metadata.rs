@@ -13,19 +13,29 @@
 use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The Metadata request (API key 3): Kafka's `MetadataRequest.json`.
+///
+/// Versions 0-13; flexible 9+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 3, request, versions = "0-13", flexible = "9+")]
 pub struct MetadataRequest {
     /// The topics to fetch metadata for.
+    ///
+    /// Versions 0+; nullable 1+.
     #[kafka(versions = "0+", nullable = "1+")]
     pub topics: Option<Vec<MetadataRequestTopic>>,
     /// If this is true, the broker may auto-create topics that we requested which do not already exist, if it is configured to do so.
+    ///
+    /// Versions 4+; default true; not ignorable.
     #[kafka(versions = "4+", default = "true")]
     pub allow_auto_topic_creation: bool,
     /// Whether to include cluster authorized operations.
+    ///
+    /// Versions 8-10; not ignorable.
     #[kafka(versions = "8-10")]
     pub include_cluster_authorized_operations: bool,
     /// Whether to include topic authorized operations.
+    ///
+    /// Versions 8+; not ignorable.
     #[kafka(versions = "8+")]
     pub include_topic_authorized_operations: bool,
     /// Tagged fields this struct does not declare.
@@ -33,125 +43,225 @@ pub struct MetadataRequest {
 }
 
 /// The Metadata response (API key 3): Kafka's `MetadataResponse.json`.
+///
+/// Versions 0-13; flexible 9+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 3, response, versions = "0-13", flexible = "9+")]
 pub struct MetadataResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 3+; ignorable.
     #[kafka(versions = "3+", ignorable)]
     pub throttle_time_ms: i32,
     /// A list of brokers present in the cluster.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub brokers: Vec<MetadataResponseBroker>,
     /// The cluster ID that responding broker belongs to.
+    ///
+    /// Versions 2+; nullable 2+; default null; ignorable.
     #[kafka(versions = "2+", nullable = "2+", default = "null", ignorable)]
     pub cluster_id: Option<Str>,
     /// The ID of the controller broker.
+    ///
+    /// Versions 1+; default -1; ignorable; entity type brokerId.
     #[kafka(versions = "1+", default = "-1", ignorable, entity_type = "brokerId")]
     pub controller_id: i32,
     /// Each topic in the response.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<MetadataResponseTopic>,
     /// 32-bit bitfield to represent authorized operations for this cluster.
+    ///
+    /// Versions 8-10; default -2147483648; not ignorable.
     #[kafka(versions = "8-10", default = "-2147483648")]
     pub cluster_authorized_operations: i32,
     /// The top-level error code, or 0 if there was no error.
+    ///
+    /// Versions 13+; ignorable.
     #[kafka(versions = "13+", ignorable)]
     pub error_code: i16,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `MetadataRequest`, versions 0+.
+/// `Topics` of `MetadataRequest`, versions 0+ (flexible 9+).
 ///
 /// The topics to fetch metadata for.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "9+")]
 pub struct MetadataRequestTopic {
     /// The topic id.
+    ///
+    /// Versions 10+; ignorable.
     #[kafka(versions = "10+", ignorable)]
     pub topic_id: Uuid,
     /// The topic name.
+    ///
+    /// Versions 0+; nullable 10+; entity type topicName.
     #[kafka(versions = "0+", nullable = "10+", entity_type = "topicName")]
     pub name: Option<Str>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Brokers` of `MetadataResponse`, versions 0+.
+impl MetadataRequestTopic {
+    /// The topic as `version` names it: by `topic_id` (versions 10+) when the version has it and it is set, else by `name` (versions 0+).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::at_least(0),
+            self.name.as_ref(),
+            crate::__private::VersionRange::at_least(10),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `name` where the version has it (versions 0+) and `topic_id` where it has it (versions 10+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::at_least(0).contains(version) {
+            self.name = Some(name.clone());
+        }
+        if crate::__private::VersionRange::at_least(10).contains(version) {
+            self.topic_id = id;
+        }
+    }
+}
+
+/// `Brokers` of `MetadataResponse`, versions 0+ (flexible 9+).
 ///
 /// A list of brokers present in the cluster.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "9+")]
 pub struct MetadataResponseBroker {
     /// The broker ID.
+    ///
+    /// Versions 0+; map key; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId", map_key)]
     pub node_id: i32,
     /// The broker hostname.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub host: Str,
     /// The broker port.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub port: i32,
     /// The rack of the broker, or null if it has not been assigned to a rack.
+    ///
+    /// Versions 1+; nullable 1+; default null; ignorable.
     #[kafka(versions = "1+", nullable = "1+", default = "null", ignorable)]
     pub rack: Option<Str>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `MetadataResponse`, versions 0+.
+/// `Topics` of `MetadataResponse`, versions 0+ (flexible 9+).
 ///
 /// Each topic in the response.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "9+")]
 pub struct MetadataResponseTopic {
     /// The topic error, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The topic name. Null for non-existing topics queried by ID. This is never null when ErrorCode is zero. One of Name and TopicId is always populated.
+    ///
+    /// Versions 0+; nullable 12+; map key; entity type topicName.
     #[kafka(versions = "0+", nullable = "12+", entity_type = "topicName", map_key)]
     pub name: Option<Str>,
     /// The topic id. Zero for non-existing topics queried by name. This is never zero when ErrorCode is zero. One of Name and TopicId is always populated.
+    ///
+    /// Versions 10+; ignorable.
     #[kafka(versions = "10+", ignorable)]
     pub topic_id: Uuid,
     /// True if the topic is internal.
+    ///
+    /// Versions 1+; default false; ignorable.
     #[kafka(versions = "1+", default = "false", ignorable)]
     pub is_internal: bool,
     /// Each partition in the topic.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<MetadataResponsePartition>,
     /// 32-bit bitfield to represent authorized operations for this topic.
+    ///
+    /// Versions 8+; default -2147483648; not ignorable.
     #[kafka(versions = "8+", default = "-2147483648")]
     pub topic_authorized_operations: i32,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `MetadataResponseTopic`, versions 0+.
+impl MetadataResponseTopic {
+    /// The topic as `version` names it: by `topic_id` (versions 10+) when the version has it and it is set, else by `name` (versions 0+).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::at_least(0),
+            self.name.as_ref(),
+            crate::__private::VersionRange::at_least(10),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `name` where the version has it (versions 0+) and `topic_id` where it has it (versions 10+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::at_least(0).contains(version) {
+            self.name = Some(name.clone());
+        }
+        if crate::__private::VersionRange::at_least(10).contains(version) {
+            self.topic_id = id;
+        }
+    }
+}
+
+/// `Partitions` of `MetadataResponseTopic`, versions 0+ (flexible 9+).
 ///
 /// Each partition in the topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "9+")]
 pub struct MetadataResponsePartition {
     /// The partition error, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// The ID of the leader broker.
+    ///
+    /// Versions 0+; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId")]
     pub leader_id: i32,
     /// The leader epoch of this partition.
+    ///
+    /// Versions 7+; default -1; ignorable.
     #[kafka(versions = "7+", default = "-1", ignorable)]
     pub leader_epoch: i32,
     /// The set of all nodes that host this partition.
+    ///
+    /// Versions 0+; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId")]
     pub replica_nodes: FixedArray<i32>,
     /// The set of nodes that are in sync with the leader for this partition.
+    ///
+    /// Versions 0+; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId")]
     pub isr_nodes: FixedArray<i32>,
     /// The set of offline replicas of this partition.
+    ///
+    /// Versions 5+; ignorable; entity type brokerId.
     #[kafka(versions = "5+", ignorable, entity_type = "brokerId")]
     pub offline_replicas: FixedArray<i32>,
     /// Tagged fields this struct does not declare.

@@ -13,25 +13,39 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The OffsetCommit request (API key 8): Kafka's `OffsetCommitRequest.json`.
+///
+/// Versions 2-10; flexible 8+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 8, request, versions = "2-10", flexible = "8+")]
 pub struct OffsetCommitRequest {
     /// The unique group identifier.
+    ///
+    /// Versions 0+; entity type groupId.
     #[kafka(versions = "0+", entity_type = "groupId")]
     pub group_id: Str,
     /// The generation of the group if using the classic group protocol or the member epoch if using the consumer protocol.
+    ///
+    /// Versions 1+; default -1; ignorable.
     #[kafka(versions = "1+", default = "-1", ignorable)]
     pub generation_id_or_member_epoch: i32,
     /// The member ID assigned by the group coordinator.
+    ///
+    /// Versions 1+; ignorable.
     #[kafka(versions = "1+", ignorable)]
     pub member_id: Str,
     /// The unique identifier of the consumer instance provided by end user.
+    ///
+    /// Versions 7+; nullable 7+; default null; not ignorable.
     #[kafka(versions = "7+", nullable = "7+", default = "null")]
     pub group_instance_id: Option<Str>,
     /// The time period in ms to retain the offset.
+    ///
+    /// Versions 2-4; default -1; ignorable.
     #[kafka(versions = "2-4", default = "-1", ignorable)]
     pub retention_time_ms: i64,
     /// The topics to commit offsets for.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<OffsetCommitRequestTopic>,
     /// Tagged fields this struct does not declare.
@@ -39,89 +53,165 @@ pub struct OffsetCommitRequest {
 }
 
 /// The OffsetCommit response (API key 8): Kafka's `OffsetCommitResponse.json`.
+///
+/// Versions 2-10; flexible 8+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 8, response, versions = "2-10", flexible = "8+")]
 pub struct OffsetCommitResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 3+; ignorable.
     #[kafka(versions = "3+", ignorable)]
     pub throttle_time_ms: i32,
     /// The responses for each topic.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<OffsetCommitResponseTopic>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `OffsetCommitRequest`, versions 0+.
+/// `Topics` of `OffsetCommitRequest`, versions 0+ (flexible 8+).
 ///
 /// The topics to commit offsets for.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "8+")]
 pub struct OffsetCommitRequestTopic {
     /// The topic name.
+    ///
+    /// Versions 0-9; ignorable; entity type topicName.
     #[kafka(versions = "0-9", ignorable, entity_type = "topicName")]
     pub name: Str,
     /// The topic ID.
+    ///
+    /// Versions 10+; ignorable.
     #[kafka(versions = "10+", ignorable)]
     pub topic_id: Uuid,
     /// Each partition to commit offsets for.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<OffsetCommitRequestPartition>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `OffsetCommitRequestTopic`, versions 0+.
+impl OffsetCommitRequestTopic {
+    /// The topic as `version` names it: by `topic_id` (versions 10+) when the version has it and it is set, else by `name` (versions 0-9).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::new(0, 9),
+            Some(&self.name),
+            crate::__private::VersionRange::at_least(10),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `name` where the version has it (versions 0-9) and `topic_id` where it has it (versions 10+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::new(0, 9).contains(version) {
+            self.name = name.clone();
+        }
+        if crate::__private::VersionRange::at_least(10).contains(version) {
+            self.topic_id = id;
+        }
+    }
+}
+
+/// `Partitions` of `OffsetCommitRequestTopic`, versions 0+ (flexible 8+).
 ///
 /// Each partition to commit offsets for.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "8+")]
 pub struct OffsetCommitRequestPartition {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// The message offset to be committed.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub committed_offset: i64,
     /// The leader epoch of this partition.
+    ///
+    /// Versions 6+; default -1; ignorable.
     #[kafka(versions = "6+", default = "-1", ignorable)]
     pub committed_leader_epoch: i32,
     /// Any associated metadata the client wants to keep.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub committed_metadata: Option<Str>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `OffsetCommitResponse`, versions 0+.
+/// `Topics` of `OffsetCommitResponse`, versions 0+ (flexible 8+).
 ///
 /// The responses for each topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "8+")]
 pub struct OffsetCommitResponseTopic {
     /// The topic name.
+    ///
+    /// Versions 0-9; ignorable; entity type topicName.
     #[kafka(versions = "0-9", ignorable, entity_type = "topicName")]
     pub name: Str,
     /// The topic ID.
+    ///
+    /// Versions 10+; ignorable.
     #[kafka(versions = "10+", ignorable)]
     pub topic_id: Uuid,
     /// The responses for each partition in the topic.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<OffsetCommitResponsePartition>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `OffsetCommitResponseTopic`, versions 0+.
+impl OffsetCommitResponseTopic {
+    /// The topic as `version` names it: by `topic_id` (versions 10+) when the version has it and it is set, else by `name` (versions 0-9).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::new(0, 9),
+            Some(&self.name),
+            crate::__private::VersionRange::at_least(10),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `name` where the version has it (versions 0-9) and `topic_id` where it has it (versions 10+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::new(0, 9).contains(version) {
+            self.name = name.clone();
+        }
+        if crate::__private::VersionRange::at_least(10).contains(version) {
+            self.topic_id = id;
+        }
+    }
+}
+
+/// `Partitions` of `OffsetCommitResponseTopic`, versions 0+ (flexible 8+).
 ///
 /// The responses for each partition in the topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "8+")]
 pub struct OffsetCommitResponsePartition {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// Tagged fields this struct does not declare.

@@ -13,81 +13,109 @@
 use kafka_wire::{KafkaMessage, Str};
 
 /// The OffsetDelete request (API key 47): Kafka's `OffsetDeleteRequest.json`.
+///
+/// Versions 0; flexible none.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 47, request, versions = "0", flexible = "none", outline)]
 pub struct OffsetDeleteRequest {
     /// The unique group identifier.
+    ///
+    /// Versions 0+; entity type groupId.
     #[kafka(versions = "0+", entity_type = "groupId")]
     pub group_id: Str,
     /// The topics to delete offsets for.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<OffsetDeleteRequestTopic>,
 }
 
 /// The OffsetDelete response (API key 47): Kafka's `OffsetDeleteResponse.json`.
+///
+/// Versions 0; flexible none.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 47, response, versions = "0", flexible = "none", outline)]
 pub struct OffsetDeleteResponse {
     /// The top-level error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+; ignorable.
     #[kafka(versions = "0+", ignorable)]
     pub throttle_time_ms: i32,
     /// The responses for each topic.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<OffsetDeleteResponseTopic>,
 }
 
-/// `Topics` of `OffsetDeleteRequest`, versions 0+.
+/// `Topics` of `OffsetDeleteRequest`, versions 0+ (flexible none).
 ///
 /// The topics to delete offsets for.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "none", outline)]
 pub struct OffsetDeleteRequestTopic {
     /// The topic name.
+    ///
+    /// Versions 0+; map key; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName", map_key)]
     pub name: Str,
     /// Each partition to delete offsets for.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<OffsetDeleteRequestPartition>,
 }
 
-/// `Partitions` of `OffsetDeleteRequestTopic`, versions 0+.
+/// `Partitions` of `OffsetDeleteRequestTopic`, versions 0+ (flexible none).
 ///
 /// Each partition to delete offsets for.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "none", outline)]
 pub struct OffsetDeleteRequestPartition {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
 }
 
-/// `Topics` of `OffsetDeleteResponse`, versions 0+.
+/// `Topics` of `OffsetDeleteResponse`, versions 0+ (flexible none).
 ///
 /// The responses for each topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "none", outline)]
 pub struct OffsetDeleteResponseTopic {
     /// The topic name.
+    ///
+    /// Versions 0+; map key; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName", map_key)]
     pub name: Str,
     /// The responses for each partition in the topic.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<OffsetDeleteResponsePartition>,
 }
 
-/// `Partitions` of `OffsetDeleteResponseTopic`, versions 0+.
+/// `Partitions` of `OffsetDeleteResponseTopic`, versions 0+ (flexible none).
 ///
 /// The responses for each partition in the topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "none", outline)]
 pub struct OffsetDeleteResponsePartition {
     /// The partition index.
+    ///
+    /// Versions 0+; map key.
     #[kafka(versions = "0+", map_key)]
     pub partition_index: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
 }

@@ -13,19 +13,29 @@
 use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The OffsetFetch request (API key 9): Kafka's `OffsetFetchRequest.json`.
+///
+/// Versions 1-10; flexible 6+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 9, request, versions = "1-10", flexible = "6+")]
 pub struct OffsetFetchRequest {
     /// The group to fetch offsets for.
+    ///
+    /// Versions 0-7; not ignorable; entity type groupId.
     #[kafka(versions = "0-7", entity_type = "groupId")]
     pub group_id: Str,
     /// Each topic we would like to fetch offsets for, or null to fetch offsets for all topics.
+    ///
+    /// Versions 0-7; nullable 2-7; not ignorable.
     #[kafka(versions = "0-7", nullable = "2-7")]
     pub topics: Option<Vec<OffsetFetchRequestTopic>>,
     /// Each group we would like to fetch offsets for.
+    ///
+    /// Versions 8+; not ignorable.
     #[kafka(versions = "8+")]
     pub groups: Vec<OffsetFetchRequestGroup>,
     /// Whether broker should hold on returning unstable offsets but set a retriable error code for the partitions.
+    ///
+    /// Versions 7+; default false; not ignorable.
     #[kafka(versions = "7+", default = "false")]
     pub require_stable: bool,
     /// Tagged fields this struct does not declare.
@@ -33,180 +43,290 @@ pub struct OffsetFetchRequest {
 }
 
 /// The OffsetFetch response (API key 9): Kafka's `OffsetFetchResponse.json`.
+///
+/// Versions 1-10; flexible 6+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 9, response, versions = "1-10", flexible = "6+")]
 pub struct OffsetFetchResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 3+; ignorable.
     #[kafka(versions = "3+", ignorable)]
     pub throttle_time_ms: i32,
     /// The responses per topic.
+    ///
+    /// Versions 0-7; not ignorable.
     #[kafka(versions = "0-7")]
     pub topics: Vec<OffsetFetchResponseTopic>,
     /// The top-level error code, or 0 if there was no error.
+    ///
+    /// Versions 2-7; default 0; ignorable.
     #[kafka(versions = "2-7", default = "0", ignorable)]
     pub error_code: i16,
     /// The responses per group id.
+    ///
+    /// Versions 8+; not ignorable.
     #[kafka(versions = "8+")]
     pub groups: Vec<OffsetFetchResponseGroup>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `OffsetFetchRequest`, versions 0-7.
+/// `Topics` of `OffsetFetchRequest`, versions 0-7 (flexible 6+).
 ///
 /// Each topic we would like to fetch offsets for, or null to fetch offsets for all topics.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0-7", flexible = "6+")]
 pub struct OffsetFetchRequestTopic {
     /// The topic name.
+    ///
+    /// Versions 0-7; entity type topicName.
     #[kafka(versions = "0-7", entity_type = "topicName")]
     pub name: Str,
     /// The partition indexes we would like to fetch offsets for.
+    ///
+    /// Versions 0-7.
     #[kafka(versions = "0-7")]
     pub partition_indexes: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Groups` of `OffsetFetchRequest`, versions 8+.
+/// `Groups` of `OffsetFetchRequest`, versions 8+ (flexible 6+).
 ///
 /// Each group we would like to fetch offsets for.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "8+", flexible = "6+")]
 pub struct OffsetFetchRequestGroup {
     /// The group ID.
+    ///
+    /// Versions 8+; entity type groupId.
     #[kafka(versions = "8+", entity_type = "groupId")]
     pub group_id: Str,
     /// The member id.
+    ///
+    /// Versions 9+; nullable 9+; default null; ignorable.
     #[kafka(versions = "9+", nullable = "9+", default = "null", ignorable)]
     pub member_id: Option<Str>,
     /// The member epoch if using the new consumer protocol (KIP-848).
+    ///
+    /// Versions 9+; default -1; ignorable.
     #[kafka(versions = "9+", default = "-1", ignorable)]
     pub member_epoch: i32,
     /// Each topic we would like to fetch offsets for, or null to fetch offsets for all topics.
+    ///
+    /// Versions 8+; nullable 8+.
     #[kafka(versions = "8+", nullable = "8+")]
     pub topics: Option<Vec<OffsetFetchRequestTopics>>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `OffsetFetchRequestGroup`, versions 8+.
+/// `Topics` of `OffsetFetchRequestGroup`, versions 8+ (flexible 6+).
 ///
 /// Each topic we would like to fetch offsets for, or null to fetch offsets for all topics.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "8+", flexible = "6+")]
 pub struct OffsetFetchRequestTopics {
     /// The topic name.
+    ///
+    /// Versions 8-9; ignorable; entity type topicName.
     #[kafka(versions = "8-9", ignorable, entity_type = "topicName")]
     pub name: Str,
     /// The topic ID.
+    ///
+    /// Versions 10+; ignorable.
     #[kafka(versions = "10+", ignorable)]
     pub topic_id: Uuid,
     /// The partition indexes we would like to fetch offsets for.
+    ///
+    /// Versions 8+.
     #[kafka(versions = "8+")]
     pub partition_indexes: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `OffsetFetchResponse`, versions 0-7.
+impl OffsetFetchRequestTopics {
+    /// The topic as `version` names it: by `topic_id` (versions 10+) when the version has it and it is set, else by `name` (versions 8-9).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::new(8, 9),
+            Some(&self.name),
+            crate::__private::VersionRange::at_least(10),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `name` where the version has it (versions 8-9) and `topic_id` where it has it (versions 10+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::new(8, 9).contains(version) {
+            self.name = name.clone();
+        }
+        if crate::__private::VersionRange::at_least(10).contains(version) {
+            self.topic_id = id;
+        }
+    }
+}
+
+/// `Topics` of `OffsetFetchResponse`, versions 0-7 (flexible 6+).
 ///
 /// The responses per topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0-7", flexible = "6+")]
 pub struct OffsetFetchResponseTopic {
     /// The topic name.
+    ///
+    /// Versions 0-7; entity type topicName.
     #[kafka(versions = "0-7", entity_type = "topicName")]
     pub name: Str,
     /// The responses per partition.
+    ///
+    /// Versions 0-7.
     #[kafka(versions = "0-7")]
     pub partitions: Vec<OffsetFetchResponsePartition>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `OffsetFetchResponseTopic`, versions 0-7.
+/// `Partitions` of `OffsetFetchResponseTopic`, versions 0-7 (flexible 6+).
 ///
 /// The responses per partition.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0-7", flexible = "6+")]
 pub struct OffsetFetchResponsePartition {
     /// The partition index.
+    ///
+    /// Versions 0-7.
     #[kafka(versions = "0-7")]
     pub partition_index: i32,
     /// The committed message offset.
+    ///
+    /// Versions 0-7.
     #[kafka(versions = "0-7")]
     pub committed_offset: i64,
     /// The leader epoch.
+    ///
+    /// Versions 5-7; default -1; ignorable.
     #[kafka(versions = "5-7", default = "-1", ignorable)]
     pub committed_leader_epoch: i32,
     /// The partition metadata.
+    ///
+    /// Versions 0-7; nullable 0-7.
     #[kafka(versions = "0-7", nullable = "0-7")]
     pub metadata: Option<Str>,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0-7.
     #[kafka(versions = "0-7")]
     pub error_code: i16,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Groups` of `OffsetFetchResponse`, versions 8+.
+/// `Groups` of `OffsetFetchResponse`, versions 8+ (flexible 6+).
 ///
 /// The responses per group id.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "8+", flexible = "6+")]
 pub struct OffsetFetchResponseGroup {
     /// The group ID.
+    ///
+    /// Versions 8+; entity type groupId.
     #[kafka(versions = "8+", entity_type = "groupId")]
     pub group_id: Str,
     /// The responses per topic.
+    ///
+    /// Versions 8+.
     #[kafka(versions = "8+")]
     pub topics: Vec<OffsetFetchResponseTopics>,
     /// The group-level error code, or 0 if there was no error.
+    ///
+    /// Versions 8+; default 0.
     #[kafka(versions = "8+", default = "0")]
     pub error_code: i16,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `OffsetFetchResponseGroup`, versions 8+.
+/// `Topics` of `OffsetFetchResponseGroup`, versions 8+ (flexible 6+).
 ///
 /// The responses per topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "8+", flexible = "6+")]
 pub struct OffsetFetchResponseTopics {
     /// The topic name.
+    ///
+    /// Versions 8-9; ignorable; entity type topicName.
     #[kafka(versions = "8-9", ignorable, entity_type = "topicName")]
     pub name: Str,
     /// The topic ID.
+    ///
+    /// Versions 10+; ignorable.
     #[kafka(versions = "10+", ignorable)]
     pub topic_id: Uuid,
     /// The responses per partition.
+    ///
+    /// Versions 8+.
     #[kafka(versions = "8+")]
     pub partitions: Vec<OffsetFetchResponsePartitions>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `OffsetFetchResponseTopics`, versions 8+.
+impl OffsetFetchResponseTopics {
+    /// The topic as `version` names it: by `topic_id` (versions 10+) when the version has it and it is set, else by `name` (versions 8-9).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::new(8, 9),
+            Some(&self.name),
+            crate::__private::VersionRange::at_least(10),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `name` where the version has it (versions 8-9) and `topic_id` where it has it (versions 10+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::new(8, 9).contains(version) {
+            self.name = name.clone();
+        }
+        if crate::__private::VersionRange::at_least(10).contains(version) {
+            self.topic_id = id;
+        }
+    }
+}
+
+/// `Partitions` of `OffsetFetchResponseTopics`, versions 8+ (flexible 6+).
 ///
 /// The responses per partition.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "8+", flexible = "6+")]
 pub struct OffsetFetchResponsePartitions {
     /// The partition index.
+    ///
+    /// Versions 8+.
     #[kafka(versions = "8+")]
     pub partition_index: i32,
     /// The committed message offset.
+    ///
+    /// Versions 8+.
     #[kafka(versions = "8+")]
     pub committed_offset: i64,
     /// The leader epoch.
+    ///
+    /// Versions 8+; default -1; ignorable.
     #[kafka(versions = "8+", default = "-1", ignorable)]
     pub committed_leader_epoch: i32,
     /// The partition metadata.
+    ///
+    /// Versions 8+; nullable 8+.
     #[kafka(versions = "8+", nullable = "8+")]
     pub metadata: Option<Str>,
     /// The partition-level error code, or 0 if there was no error.
+    ///
+    /// Versions 8+.
     #[kafka(versions = "8+")]
     pub error_code: i16,
     /// Tagged fields this struct does not declare.

@@ -13,13 +13,19 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The OffsetForLeaderEpoch request (API key 23): Kafka's `OffsetForLeaderEpochRequest.json`.
+///
+/// Versions 2-4; flexible 4+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 23, request, versions = "2-4", flexible = "4+")]
 pub struct OffsetForLeaderEpochRequest {
     /// The broker ID of the follower, of -1 if this request is from a consumer.
+    ///
+    /// Versions 3+; default -2; ignorable; entity type brokerId.
     #[kafka(versions = "3+", default = "-2", ignorable, entity_type = "brokerId")]
     pub replica_id: i32,
     /// Each topic to get offsets for.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<OffsetForLeaderTopic>,
     /// Tagged fields this struct does not declare.
@@ -27,86 +33,116 @@ pub struct OffsetForLeaderEpochRequest {
 }
 
 /// The OffsetForLeaderEpoch response (API key 23): Kafka's `OffsetForLeaderEpochResponse.json`.
+///
+/// Versions 2-4; flexible 4+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 23, response, versions = "2-4", flexible = "4+")]
 pub struct OffsetForLeaderEpochResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 2+; ignorable.
     #[kafka(versions = "2+", ignorable)]
     pub throttle_time_ms: i32,
     /// Each topic we fetched offsets for.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<OffsetForLeaderTopicResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `OffsetForLeaderEpochRequest`, versions 0+.
+/// `Topics` of `OffsetForLeaderEpochRequest`, versions 0+ (flexible 4+).
 ///
 /// Each topic to get offsets for.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "4+")]
 pub struct OffsetForLeaderTopic {
     /// The topic name.
+    ///
+    /// Versions 0+; map key; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName", map_key)]
     pub topic: Str,
     /// Each partition to get offsets for.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<OffsetForLeaderPartition>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `OffsetForLeaderTopic`, versions 0+.
+/// `Partitions` of `OffsetForLeaderTopic`, versions 0+ (flexible 4+).
 ///
 /// Each partition to get offsets for.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "4+")]
 pub struct OffsetForLeaderPartition {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition: i32,
     /// An epoch used to fence consumers/replicas with old metadata. If the epoch provided by the client is larger than the current epoch known to the broker, then the UNKNOWN_LEADER_EPOCH error code will be returned. If the provided epoch is smaller, then the FENCED_LEADER_EPOCH error code will be returned.
+    ///
+    /// Versions 2+; default -1; ignorable.
     #[kafka(versions = "2+", default = "-1", ignorable)]
     pub current_leader_epoch: i32,
     /// The epoch to look up an offset for.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub leader_epoch: i32,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `OffsetForLeaderEpochResponse`, versions 0+.
+/// `Topics` of `OffsetForLeaderEpochResponse`, versions 0+ (flexible 4+).
 ///
 /// Each topic we fetched offsets for.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "4+")]
 pub struct OffsetForLeaderTopicResult {
     /// The topic name.
+    ///
+    /// Versions 0+; map key; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName", map_key)]
     pub topic: Str,
     /// Each partition in the topic we fetched offsets for.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<EpochEndOffset>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `OffsetForLeaderTopicResult`, versions 0+.
+/// `Partitions` of `OffsetForLeaderTopicResult`, versions 0+ (flexible 4+).
 ///
 /// Each partition in the topic we fetched offsets for.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::offset_for_leader_epoch::EpochEndOffset`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "4+")]
 pub struct EpochEndOffset {
     /// The error code 0, or if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition: i32,
     /// The leader epoch of the partition.
+    ///
+    /// Versions 1+; default -1; ignorable.
     #[kafka(versions = "1+", default = "-1", ignorable)]
     pub leader_epoch: i32,
     /// The end offset of the epoch.
+    ///
+    /// Versions 0+; default -1.
     #[kafka(versions = "0+", default = "-1")]
     pub end_offset: i64,
     /// Tagged fields this struct does not declare.

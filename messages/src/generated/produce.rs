@@ -13,10 +13,14 @@
 use kafka_wire::{KafkaMessage, Records, Str, UnknownTaggedFields, Uuid};
 
 /// The Produce request (API key 0): Kafka's `ProduceRequest.json`.
+///
+/// Versions 3-13; flexible 9+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 0, request, versions = "3-13", flexible = "9+")]
 pub struct ProduceRequest {
     /// The transactional ID, or null if the producer is not transactional.
+    ///
+    /// Versions 3+; nullable 3+; default null; entity type transactionalId.
     #[kafka(
         versions = "3+",
         nullable = "3+",
@@ -25,12 +29,18 @@ pub struct ProduceRequest {
     )]
     pub transactional_id: Option<Str>,
     /// The number of acknowledgments the producer requires the leader to have received before considering a request complete. Allowed values: 0 for no acknowledgments, 1 for only the leader and -1 for the full ISR.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub acks: i16,
     /// The timeout to await a response in milliseconds.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub timeout_ms: i32,
     /// Each topic to produce to.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topic_data: Vec<TopicProduceData>,
     /// Tagged fields this struct does not declare.
@@ -38,158 +48,264 @@ pub struct ProduceRequest {
 }
 
 /// The Produce response (API key 0): Kafka's `ProduceResponse.json`.
+///
+/// Versions 3-13; flexible 9+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 0, response, versions = "3-13", flexible = "9+")]
 pub struct ProduceResponse {
     /// Each produce response.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub responses: Vec<TopicProduceResponse>,
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 1+; default 0; ignorable.
     #[kafka(versions = "1+", default = "0", ignorable)]
     pub throttle_time_ms: i32,
     /// Endpoints for all current-leaders enumerated in PartitionProduceResponses, with errors NOT_LEADER_OR_FOLLOWER.
+    ///
+    /// Versions 10+; tag 0, tagged 10+.
     #[kafka(versions = "10+", tag = 0, tagged = "10+")]
     pub node_endpoints: Vec<NodeEndpoint>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `TopicData` of `ProduceRequest`, versions 0+.
+/// `TopicData` of `ProduceRequest`, versions 0+ (flexible 9+).
 ///
 /// Each topic to produce to.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "9+")]
 pub struct TopicProduceData {
     /// The topic name.
+    ///
+    /// Versions 0-12; ignorable; map key; entity type topicName.
     #[kafka(versions = "0-12", ignorable, entity_type = "topicName", map_key)]
     pub name: Str,
     /// The unique topic ID
+    ///
+    /// Versions 13+; ignorable; map key.
     #[kafka(versions = "13+", ignorable, map_key)]
     pub topic_id: Uuid,
     /// Each partition to produce to.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_data: Vec<PartitionProduceData>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `PartitionData` of `TopicProduceData`, versions 0+.
+impl TopicProduceData {
+    /// The topic as `version` names it: by `topic_id` (versions 13+) when the version has it and it is set, else by `name` (versions 0-12).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::new(0, 12),
+            Some(&self.name),
+            crate::__private::VersionRange::at_least(13),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `name` where the version has it (versions 0-12) and `topic_id` where it has it (versions 13+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::new(0, 12).contains(version) {
+            self.name = name.clone();
+        }
+        if crate::__private::VersionRange::at_least(13).contains(version) {
+            self.topic_id = id;
+        }
+    }
+}
+
+/// `PartitionData` of `TopicProduceData`, versions 0+ (flexible 9+).
 ///
 /// Each partition to produce to.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "9+")]
 pub struct PartitionProduceData {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub index: i32,
     /// The record data to be produced.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub records: Option<Records>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Responses` of `ProduceResponse`, versions 0+.
+/// `Responses` of `ProduceResponse`, versions 0+ (flexible 9+).
 ///
 /// Each produce response.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "9+")]
 pub struct TopicProduceResponse {
     /// The topic name.
+    ///
+    /// Versions 0-12; ignorable; map key; entity type topicName.
     #[kafka(versions = "0-12", ignorable, entity_type = "topicName", map_key)]
     pub name: Str,
     /// The unique topic ID
+    ///
+    /// Versions 13+; ignorable; map key.
     #[kafka(versions = "13+", ignorable, map_key)]
     pub topic_id: Uuid,
     /// Each partition that we produced to within the topic.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_responses: Vec<PartitionProduceResponse>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `PartitionResponses` of `TopicProduceResponse`, versions 0+.
+impl TopicProduceResponse {
+    /// The topic as `version` names it: by `topic_id` (versions 13+) when the version has it and it is set, else by `name` (versions 0-12).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::new(0, 12),
+            Some(&self.name),
+            crate::__private::VersionRange::at_least(13),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `name` where the version has it (versions 0-12) and `topic_id` where it has it (versions 13+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::new(0, 12).contains(version) {
+            self.name = name.clone();
+        }
+        if crate::__private::VersionRange::at_least(13).contains(version) {
+            self.topic_id = id;
+        }
+    }
+}
+
+/// `PartitionResponses` of `TopicProduceResponse`, versions 0+ (flexible 9+).
 ///
 /// Each partition that we produced to within the topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "9+")]
 pub struct PartitionProduceResponse {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub index: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The base offset.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub base_offset: i64,
     /// The timestamp returned by broker after appending the messages. If CreateTime is used for the topic, the timestamp will be -1.  If LogAppendTime is used for the topic, the timestamp will be the broker local time when the messages are appended.
+    ///
+    /// Versions 2+; default -1; ignorable.
     #[kafka(versions = "2+", default = "-1", ignorable)]
     pub log_append_time_ms: i64,
     /// The log start offset.
+    ///
+    /// Versions 5+; default -1; ignorable.
     #[kafka(versions = "5+", default = "-1", ignorable)]
     pub log_start_offset: i64,
     /// The batch indices of records that caused the batch to be dropped.
+    ///
+    /// Versions 8+; ignorable.
     #[kafka(versions = "8+", ignorable)]
     pub record_errors: Vec<BatchIndexAndErrorMessage>,
     /// The global error message summarizing the common root cause of the records that caused the batch to be dropped.
+    ///
+    /// Versions 8+; nullable 8+; default null; ignorable.
     #[kafka(versions = "8+", nullable = "8+", default = "null", ignorable)]
     pub error_message: Option<Str>,
     /// The leader broker that the producer should use for future requests.
+    ///
+    /// Versions 10+; tag 0, tagged 10+.
     #[kafka(versions = "10+", tag = 0, tagged = "10+")]
     pub current_leader: LeaderIdAndEpoch,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `RecordErrors` of `PartitionProduceResponse`, versions 8+.
+/// `RecordErrors` of `PartitionProduceResponse`, versions 8+ (flexible 9+).
 ///
 /// The batch indices of records that caused the batch to be dropped.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "8+", flexible = "9+")]
 pub struct BatchIndexAndErrorMessage {
     /// The batch index of the record that caused the batch to be dropped.
+    ///
+    /// Versions 8+.
     #[kafka(versions = "8+")]
     pub batch_index: i32,
     /// The error message of the record that caused the batch to be dropped.
+    ///
+    /// Versions 8+; nullable 8+; default null.
     #[kafka(versions = "8+", nullable = "8+", default = "null")]
     pub batch_index_error_message: Option<Str>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `CurrentLeader` of `PartitionProduceResponse`, versions 10+.
+/// `CurrentLeader` of `PartitionProduceResponse`, versions 10+ (flexible 9+).
 ///
 /// The leader broker that the producer should use for future requests.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::produce::LeaderIdAndEpoch`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "10+", flexible = "9+")]
 pub struct LeaderIdAndEpoch {
     /// The ID of the current leader or -1 if the leader is unknown.
+    ///
+    /// Versions 10+; default -1; entity type brokerId.
     #[kafka(versions = "10+", default = "-1", entity_type = "brokerId")]
     pub leader_id: i32,
     /// The latest known leader epoch.
+    ///
+    /// Versions 10+; default -1.
     #[kafka(versions = "10+", default = "-1")]
     pub leader_epoch: i32,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `NodeEndpoints` of `ProduceResponse`, versions 10+.
+/// `NodeEndpoints` of `ProduceResponse`, versions 10+ (flexible 9+).
 ///
 /// Endpoints for all current-leaders enumerated in PartitionProduceResponses, with errors NOT_LEADER_OR_FOLLOWER.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::produce::NodeEndpoint`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "10+", flexible = "9+")]
 pub struct NodeEndpoint {
     /// The ID of the associated node.
+    ///
+    /// Versions 10+; map key; entity type brokerId.
     #[kafka(versions = "10+", entity_type = "brokerId", map_key)]
     pub node_id: i32,
     /// The node's hostname.
+    ///
+    /// Versions 10+.
     #[kafka(versions = "10+")]
     pub host: Str,
     /// The node's port.
+    ///
+    /// Versions 10+.
     #[kafka(versions = "10+")]
     pub port: i32,
     /// The rack of the node, or null if it has not been assigned to a rack.
+    ///
+    /// Versions 10+; nullable 10+; default null.
     #[kafka(versions = "10+", nullable = "10+", default = "null")]
     pub rack: Option<Str>,
     /// Tagged fields this struct does not declare.

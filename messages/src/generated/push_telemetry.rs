@@ -13,22 +13,34 @@
 use kafka_wire::{Bytes, KafkaMessage, UnknownTaggedFields, Uuid};
 
 /// The PushTelemetry request (API key 72): Kafka's `PushTelemetryRequest.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 72, request, versions = "0", flexible = "0+")]
 pub struct PushTelemetryRequest {
     /// Unique id for this client instance.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub client_instance_id: Uuid,
     /// Unique identifier for the current subscription.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub subscription_id: i32,
     /// Client is terminating the connection.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub terminating: bool,
     /// Compression codec used to compress the metrics.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub compression_type: i8,
     /// Metrics encoded in OpenTelemetry MetricsData v1 protobuf format.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+", zero_copy)]
     pub metrics: Bytes,
     /// Tagged fields this struct does not declare.
@@ -36,13 +48,19 @@ pub struct PushTelemetryRequest {
 }
 
 /// The PushTelemetry response (API key 72): Kafka's `PushTelemetryResponse.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 72, response, versions = "0", flexible = "0+")]
 pub struct PushTelemetryResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// Tagged fields this struct does not declare.

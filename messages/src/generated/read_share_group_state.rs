@@ -13,13 +13,19 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The ReadShareGroupState request (API key 84): Kafka's `ReadShareGroupStateRequest.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 84, request, versions = "0", flexible = "0+")]
 pub struct ReadShareGroupStateRequest {
     /// The group identifier.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub group_id: Str,
     /// The data for the topics.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<ReadStateData>,
     /// Tagged fields this struct does not declare.
@@ -27,108 +33,150 @@ pub struct ReadShareGroupStateRequest {
 }
 
 /// The ReadShareGroupState response (API key 84): Kafka's `ReadShareGroupStateResponse.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 84, response, versions = "0", flexible = "0+")]
 pub struct ReadShareGroupStateResponse {
     /// The read results.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub results: Vec<ReadStateResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `ReadShareGroupStateRequest`, versions 0+.
+/// `Topics` of `ReadShareGroupStateRequest`, versions 0+ (flexible 0+).
 ///
 /// The data for the topics.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct ReadStateData {
     /// The topic identifier.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topic_id: Uuid,
     /// The data for the partitions.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<PartitionData>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `ReadStateData`, versions 0+.
+/// `Partitions` of `ReadStateData`, versions 0+ (flexible 0+).
 ///
 /// The data for the partitions.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::read_share_group_state::PartitionData`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct PartitionData {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition: i32,
     /// The leader epoch of the share-partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub leader_epoch: i32,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Results` of `ReadShareGroupStateResponse`, versions 0+.
+/// `Results` of `ReadShareGroupStateResponse`, versions 0+ (flexible 0+).
 ///
 /// The read results.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct ReadStateResult {
     /// The topic identifier.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topic_id: Uuid,
     /// The results for the partitions.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<PartitionResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `ReadStateResult`, versions 0+.
+/// `Partitions` of `ReadStateResult`, versions 0+ (flexible 0+).
 ///
 /// The results for the partitions.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::read_share_group_state::PartitionResult`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct PartitionResult {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The error message, or null if there was no error.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub error_message: Option<Str>,
     /// The state epoch of the share-partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub state_epoch: i32,
     /// The share-partition start offset, which can be -1 if it is not yet initialized.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub start_offset: i64,
     /// The state batches for this share-partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub state_batches: Vec<StateBatch>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `StateBatches` of `PartitionResult`, versions 0+.
+/// `StateBatches` of `PartitionResult`, versions 0+ (flexible 0+).
 ///
 /// The state batches for this share-partition.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::read_share_group_state::StateBatch`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct StateBatch {
     /// The first offset of this state batch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub first_offset: i64,
     /// The last offset of this state batch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub last_offset: i64,
     /// The delivery state - 0:Available,2:Acked,4:Archived.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub delivery_state: i8,
     /// The delivery count.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub delivery_count: i16,
     /// Tagged fields this struct does not declare.

@@ -13,13 +13,19 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The ReadShareGroupStateSummary request (API key 87): Kafka's `ReadShareGroupStateSummaryRequest.json`.
+///
+/// Versions 0-1; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 87, request, versions = "0-1", flexible = "0+", outline)]
 pub struct ReadShareGroupStateSummaryRequest {
     /// The group identifier.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub group_id: Str,
     /// The data for the topics.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<ReadStateSummaryData>,
     /// Tagged fields this struct does not declare.
@@ -27,89 +33,123 @@ pub struct ReadShareGroupStateSummaryRequest {
 }
 
 /// The ReadShareGroupStateSummary response (API key 87): Kafka's `ReadShareGroupStateSummaryResponse.json`.
+///
+/// Versions 0-1; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 87, response, versions = "0-1", flexible = "0+", outline)]
 pub struct ReadShareGroupStateSummaryResponse {
     /// The read results.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub results: Vec<ReadStateSummaryResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `ReadShareGroupStateSummaryRequest`, versions 0+.
+/// `Topics` of `ReadShareGroupStateSummaryRequest`, versions 0+ (flexible 0+).
 ///
 /// The data for the topics.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct ReadStateSummaryData {
     /// The topic identifier.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topic_id: Uuid,
     /// The data for the partitions.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<PartitionData>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `ReadStateSummaryData`, versions 0+.
+/// `Partitions` of `ReadStateSummaryData`, versions 0+ (flexible 0+).
 ///
 /// The data for the partitions.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::read_share_group_state_summary::PartitionData`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct PartitionData {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition: i32,
     /// The leader epoch of the share-partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub leader_epoch: i32,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Results` of `ReadShareGroupStateSummaryResponse`, versions 0+.
+/// `Results` of `ReadShareGroupStateSummaryResponse`, versions 0+ (flexible 0+).
 ///
 /// The read results.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct ReadStateSummaryResult {
     /// The topic identifier.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topic_id: Uuid,
     /// The results for the partitions.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<PartitionResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `ReadStateSummaryResult`, versions 0+.
+/// `Partitions` of `ReadStateSummaryResult`, versions 0+ (flexible 0+).
 ///
 /// The results for the partitions.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::read_share_group_state_summary::PartitionResult`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct PartitionResult {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The error message, or null if there was no error.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub error_message: Option<Str>,
     /// The state epoch of the share-partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub state_epoch: i32,
     /// The leader epoch of the share-partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub leader_epoch: i32,
     /// The share-partition start offset.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub start_offset: i64,
     /// The number of offsets greater than or equal to share-partition start offset for which delivery has been completed.
+    ///
+    /// Versions 1+; default -1; ignorable.
     #[kafka(versions = "1+", default = "-1", ignorable)]
     pub delivery_complete_count: i32,
     /// Tagged fields this struct does not declare.

@@ -13,16 +13,24 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The RemoveRaftVoter request (API key 81): Kafka's `RemoveRaftVoterRequest.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 81, request, versions = "0", flexible = "0+", outline)]
 pub struct RemoveRaftVoterRequest {
     /// The cluster id of the request.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub cluster_id: Option<Str>,
     /// The replica id of the voter getting removed from the topic partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub voter_id: i32,
     /// The directory id of the voter getting removed from the topic partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub voter_directory_id: Uuid,
     /// Tagged fields this struct does not declare.
@@ -30,16 +38,24 @@ pub struct RemoveRaftVoterRequest {
 }
 
 /// The RemoveRaftVoter response (API key 81): Kafka's `RemoveRaftVoterResponse.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 81, response, versions = "0", flexible = "0+", outline)]
 pub struct RemoveRaftVoterResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The error message, or null if there was no error.
+    ///
+    /// Versions 0+; nullable 0+; ignorable.
     #[kafka(versions = "0+", nullable = "0+", ignorable)]
     pub error_message: Option<Str>,
     /// Tagged fields this struct does not declare.

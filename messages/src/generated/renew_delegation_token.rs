@@ -13,13 +13,19 @@
 use kafka_wire::{Bytes, KafkaMessage, UnknownTaggedFields};
 
 /// The RenewDelegationToken request (API key 39): Kafka's `RenewDelegationTokenRequest.json`.
+///
+/// Versions 1-2; flexible 2+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 39, request, versions = "1-2", flexible = "2+", outline)]
 pub struct RenewDelegationTokenRequest {
     /// The HMAC of the delegation token to be renewed.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub hmac: Bytes,
     /// The renewal time period in milliseconds.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub renew_period_ms: i64,
     /// Tagged fields this struct does not declare.
@@ -27,16 +33,24 @@ pub struct RenewDelegationTokenRequest {
 }
 
 /// The RenewDelegationToken response (API key 39): Kafka's `RenewDelegationTokenResponse.json`.
+///
+/// Versions 1-2; flexible 2+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 39, response, versions = "1-2", flexible = "2+", outline)]
 pub struct RenewDelegationTokenResponse {
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The timestamp in milliseconds at which this token expires.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub expiry_timestamp_ms: i64,
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// Tagged fields this struct does not declare.

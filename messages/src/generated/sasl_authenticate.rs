@@ -13,10 +13,14 @@
 use kafka_wire::{Bytes, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The SaslAuthenticate request (API key 36): Kafka's `SaslAuthenticateRequest.json`.
+///
+/// Versions 0-2; flexible 2+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 36, request, versions = "0-2", flexible = "2+")]
 pub struct SaslAuthenticateRequest {
     /// The SASL authentication bytes from the client, as defined by the SASL mechanism.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub auth_bytes: Bytes,
     /// Tagged fields this struct does not declare.
@@ -24,19 +28,29 @@ pub struct SaslAuthenticateRequest {
 }
 
 /// The SaslAuthenticate response (API key 36): Kafka's `SaslAuthenticateResponse.json`.
+///
+/// Versions 0-2; flexible 2+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 36, response, versions = "0-2", flexible = "2+")]
 pub struct SaslAuthenticateResponse {
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The error message, or null if there was no error.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub error_message: Option<Str>,
     /// The SASL authentication bytes from the server, as defined by the SASL mechanism.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub auth_bytes: Bytes,
     /// Number of milliseconds after which only re-authentication over the existing connection to create a new session can occur.
+    ///
+    /// Versions 1+; default 0; ignorable.
     #[kafka(versions = "1+", default = "0", ignorable)]
     pub session_lifetime_ms: i64,
     /// Tagged fields this struct does not declare.

@@ -13,22 +13,32 @@
 use kafka_wire::{KafkaMessage, Str};
 
 /// The SaslHandshake request (API key 17): Kafka's `SaslHandshakeRequest.json`.
+///
+/// Versions 0-1; flexible none.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 17, request, versions = "0-1", flexible = "none")]
 pub struct SaslHandshakeRequest {
     /// The SASL mechanism chosen by the client.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub mechanism: Str,
 }
 
 /// The SaslHandshake response (API key 17): Kafka's `SaslHandshakeResponse.json`.
+///
+/// Versions 0-1; flexible none.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 17, response, versions = "0-1", flexible = "none")]
 pub struct SaslHandshakeResponse {
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The mechanisms enabled in the server.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub mechanisms: Vec<Str>,
 }

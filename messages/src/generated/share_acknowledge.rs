@@ -13,10 +13,14 @@
 use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The ShareAcknowledge request (API key 79): Kafka's `ShareAcknowledgeRequest.json`.
+///
+/// Versions 1-2; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 79, request, versions = "1-2", flexible = "0+")]
 pub struct ShareAcknowledgeRequest {
     /// The group identifier.
+    ///
+    /// Versions 0+; nullable 0+; default null; entity type groupId.
     #[kafka(
         versions = "0+",
         nullable = "0+",
@@ -25,15 +29,23 @@ pub struct ShareAcknowledgeRequest {
     )]
     pub group_id: Option<Str>,
     /// The member ID.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub member_id: Option<Str>,
     /// The current share session epoch: 0 to open a share session; -1 to close it; otherwise increments for consecutive requests.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub share_session_epoch: i32,
     /// Whether Renew type acknowledgements present in AcknowledgementBatches.
+    ///
+    /// Versions 2+; default false; not ignorable.
     #[kafka(versions = "2+", default = "false")]
     pub is_renew_ack: bool,
     /// The topics containing records to acknowledge.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<AcknowledgeTopic>,
     /// Tagged fields this struct does not declare.
@@ -41,152 +53,212 @@ pub struct ShareAcknowledgeRequest {
 }
 
 /// The ShareAcknowledge response (API key 79): Kafka's `ShareAcknowledgeResponse.json`.
+///
+/// Versions 1-2; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 79, response, versions = "1-2", flexible = "0+")]
 pub struct ShareAcknowledgeResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The top level response error code.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The top-level error message, or null if there was no error.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub error_message: Option<Str>,
     /// The time in milliseconds for which the acquired records are locked.
+    ///
+    /// Versions 2+; ignorable.
     #[kafka(versions = "2+", ignorable)]
     pub acquisition_lock_timeout_ms: i32,
     /// The response topics.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub responses: Vec<ShareAcknowledgeTopicResponse>,
     /// Endpoints for all current leaders enumerated in PartitionData with error NOT_LEADER_OR_FOLLOWER.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub node_endpoints: Vec<NodeEndpoint>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `ShareAcknowledgeRequest`, versions 0+.
+/// `Topics` of `ShareAcknowledgeRequest`, versions 0+ (flexible 0+).
 ///
 /// The topics containing records to acknowledge.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct AcknowledgeTopic {
     /// The unique topic ID.
+    ///
+    /// Versions 0+; map key.
     #[kafka(versions = "0+", map_key)]
     pub topic_id: Uuid,
     /// The partitions containing records to acknowledge.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<AcknowledgePartition>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `AcknowledgeTopic`, versions 0+.
+/// `Partitions` of `AcknowledgeTopic`, versions 0+ (flexible 0+).
 ///
 /// The partitions containing records to acknowledge.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct AcknowledgePartition {
     /// The partition index.
+    ///
+    /// Versions 0+; map key.
     #[kafka(versions = "0+", map_key)]
     pub partition_index: i32,
     /// Record batches to acknowledge.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub acknowledgement_batches: Vec<AcknowledgementBatch>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `AcknowledgementBatches` of `AcknowledgePartition`, versions 0+.
+/// `AcknowledgementBatches` of `AcknowledgePartition`, versions 0+ (flexible 0+).
 ///
 /// Record batches to acknowledge.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::share_acknowledge::AcknowledgementBatch`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct AcknowledgementBatch {
     /// First offset of batch of records to acknowledge.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub first_offset: i64,
     /// Last offset (inclusive) of batch of records to acknowledge.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub last_offset: i64,
     /// Array of acknowledge types - 0:Gap,1:Accept,2:Release,3:Reject,4:Renew.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub acknowledge_types: FixedArray<i8>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Responses` of `ShareAcknowledgeResponse`, versions 0+.
+/// `Responses` of `ShareAcknowledgeResponse`, versions 0+ (flexible 0+).
 ///
 /// The response topics.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct ShareAcknowledgeTopicResponse {
     /// The unique topic ID.
+    ///
+    /// Versions 0+; map key.
     #[kafka(versions = "0+", map_key)]
     pub topic_id: Uuid,
     /// The topic partitions.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<PartitionData>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `ShareAcknowledgeTopicResponse`, versions 0+.
+/// `Partitions` of `ShareAcknowledgeTopicResponse`, versions 0+ (flexible 0+).
 ///
 /// The topic partitions.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::share_acknowledge::PartitionData`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct PartitionData {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The error message, or null if there was no error.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub error_message: Option<Str>,
     /// The current leader of the partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub current_leader: LeaderIdAndEpoch,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `CurrentLeader` of `PartitionData`, versions 0+.
+/// `CurrentLeader` of `PartitionData`, versions 0+ (flexible 0+).
 ///
 /// The current leader of the partition.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::share_acknowledge::LeaderIdAndEpoch`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct LeaderIdAndEpoch {
     /// The ID of the current leader or -1 if the leader is unknown.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub leader_id: i32,
     /// The latest known leader epoch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub leader_epoch: i32,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `NodeEndpoints` of `ShareAcknowledgeResponse`, versions 0+.
+/// `NodeEndpoints` of `ShareAcknowledgeResponse`, versions 0+ (flexible 0+).
 ///
 /// Endpoints for all current leaders enumerated in PartitionData with error NOT_LEADER_OR_FOLLOWER.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::share_acknowledge::NodeEndpoint`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct NodeEndpoint {
     /// The ID of the associated node.
+    ///
+    /// Versions 0+; map key; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId", map_key)]
     pub node_id: i32,
     /// The node's hostname.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub host: Str,
     /// The node's port.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub port: i32,
     /// The rack of the node, or null if it has not been assigned to a rack.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub rack: Option<Str>,
     /// Tagged fields this struct does not declare.

@@ -13,10 +13,14 @@
 use kafka_wire::{FixedArray, KafkaMessage, Records, Str, UnknownTaggedFields, Uuid};
 
 /// The ShareFetch request (API key 78): Kafka's `ShareFetchRequest.json`.
+///
+/// Versions 1-2; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 78, request, versions = "1-2", flexible = "0+")]
 pub struct ShareFetchRequest {
     /// The group identifier.
+    ///
+    /// Versions 0+; nullable 0+; default null; entity type groupId.
     #[kafka(
         versions = "0+",
         nullable = "0+",
@@ -25,36 +29,58 @@ pub struct ShareFetchRequest {
     )]
     pub group_id: Option<Str>,
     /// The member ID.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub member_id: Option<Str>,
     /// The current share session epoch: 0 to open a share session; -1 to close it; otherwise increments for consecutive requests.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub share_session_epoch: i32,
     /// The maximum time in milliseconds to wait for the response.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub max_wait_ms: i32,
     /// The minimum bytes to accumulate in the response.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub min_bytes: i32,
     /// The maximum bytes to fetch. See KIP-74 for cases where this limit may not be honored.
+    ///
+    /// Versions 0+; default 0x7fffffff.
     #[kafka(versions = "0+", default = "0x7fffffff")]
     pub max_bytes: i32,
     /// The maximum number of records to fetch. This limit can be exceeded for alignment of batch boundaries.
+    ///
+    /// Versions 1+.
     #[kafka(versions = "1+")]
     pub max_records: i32,
     /// The optimal number of records for batches of acquired records and acknowledgements.
+    ///
+    /// Versions 1+.
     #[kafka(versions = "1+")]
     pub batch_size: i32,
     /// The acquire mode to control the fetch behavior - 0:batch-optimized,1:record-limit.
+    ///
+    /// Versions 2+; default 0; ignorable.
     #[kafka(versions = "2+", default = "0", ignorable)]
     pub share_acquire_mode: i8,
     /// Whether Renew type acknowledgements present in AcknowledgementBatches.
+    ///
+    /// Versions 2+; default false; not ignorable.
     #[kafka(versions = "2+", default = "false")]
     pub is_renew_ack: bool,
     /// The topics to fetch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<FetchTopic>,
     /// The partitions to remove from this share session.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub forgotten_topics_data: Vec<ForgottenTopic>,
     /// Tagged fields this struct does not declare.
@@ -62,202 +88,288 @@ pub struct ShareFetchRequest {
 }
 
 /// The ShareFetch response (API key 78): Kafka's `ShareFetchResponse.json`.
+///
+/// Versions 1-2; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 78, response, versions = "1-2", flexible = "0+")]
 pub struct ShareFetchResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The top-level response error code.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The top-level error message, or null if there was no error.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub error_message: Option<Str>,
     /// The time in milliseconds for which the acquired records are locked.
+    ///
+    /// Versions 1+.
     #[kafka(versions = "1+")]
     pub acquisition_lock_timeout_ms: i32,
     /// The response topics.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub responses: Vec<ShareFetchableTopicResponse>,
     /// Endpoints for all current leaders enumerated in PartitionData with error NOT_LEADER_OR_FOLLOWER.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub node_endpoints: Vec<NodeEndpoint>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `ShareFetchRequest`, versions 0+.
+/// `Topics` of `ShareFetchRequest`, versions 0+ (flexible 0+).
 ///
 /// The topics to fetch.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::share_fetch::FetchTopic`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct FetchTopic {
     /// The unique topic ID.
+    ///
+    /// Versions 0+; map key.
     #[kafka(versions = "0+", map_key)]
     pub topic_id: Uuid,
     /// The partitions to fetch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<FetchPartition>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `FetchTopic`, versions 0+.
+/// `Partitions` of `FetchTopic`, versions 0+ (flexible 0+).
 ///
 /// The partitions to fetch.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::share_fetch::FetchPartition`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct FetchPartition {
     /// The partition index.
+    ///
+    /// Versions 0+; map key.
     #[kafka(versions = "0+", map_key)]
     pub partition_index: i32,
     /// The maximum bytes to fetch from this partition. 0 when only acknowledgement with no fetching is required. See KIP-74 for cases where this limit may not be honored.
+    ///
+    /// Versions 0; not ignorable.
     #[kafka(versions = "0")]
     pub partition_max_bytes: i32,
     /// Record batches to acknowledge.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub acknowledgement_batches: Vec<AcknowledgementBatch>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `AcknowledgementBatches` of `FetchPartition`, versions 0+.
+/// `AcknowledgementBatches` of `FetchPartition`, versions 0+ (flexible 0+).
 ///
 /// Record batches to acknowledge.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::share_fetch::AcknowledgementBatch`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct AcknowledgementBatch {
     /// First offset of batch of records to acknowledge.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub first_offset: i64,
     /// Last offset (inclusive) of batch of records to acknowledge.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub last_offset: i64,
     /// Array of acknowledge types - 0:Gap,1:Accept,2:Release,3:Reject,4:Renew.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub acknowledge_types: FixedArray<i8>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `ForgottenTopicsData` of `ShareFetchRequest`, versions 0+.
+/// `ForgottenTopicsData` of `ShareFetchRequest`, versions 0+ (flexible 0+).
 ///
 /// The partitions to remove from this share session.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::share_fetch::ForgottenTopic`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct ForgottenTopic {
     /// The unique topic ID.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topic_id: Uuid,
     /// The partitions indexes to forget.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Responses` of `ShareFetchResponse`, versions 0+.
+/// `Responses` of `ShareFetchResponse`, versions 0+ (flexible 0+).
 ///
 /// The response topics.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct ShareFetchableTopicResponse {
     /// The unique topic ID.
+    ///
+    /// Versions 0+; map key.
     #[kafka(versions = "0+", map_key)]
     pub topic_id: Uuid,
     /// The topic partitions.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<PartitionData>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `ShareFetchableTopicResponse`, versions 0+.
+/// `Partitions` of `ShareFetchableTopicResponse`, versions 0+ (flexible 0+).
 ///
 /// The topic partitions.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::share_fetch::PartitionData`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct PartitionData {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// The fetch error code, or 0 if there was no fetch error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The fetch error message, or null if there was no fetch error.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub error_message: Option<Str>,
     /// The acknowledge error code, or 0 if there was no acknowledge error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub acknowledge_error_code: i16,
     /// The acknowledge error message, or null if there was no acknowledge error.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub acknowledge_error_message: Option<Str>,
     /// The current leader of the partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub current_leader: LeaderIdAndEpoch,
     /// The record data.
+    ///
+    /// Versions 0+; nullable 0.
     #[kafka(versions = "0+", nullable = "0")]
     pub records: Option<Records>,
     /// The acquired records.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub acquired_records: Vec<AcquiredRecords>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `CurrentLeader` of `PartitionData`, versions 0+.
+/// `CurrentLeader` of `PartitionData`, versions 0+ (flexible 0+).
 ///
 /// The current leader of the partition.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::share_fetch::LeaderIdAndEpoch`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct LeaderIdAndEpoch {
     /// The ID of the current leader or -1 if the leader is unknown.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub leader_id: i32,
     /// The latest known leader epoch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub leader_epoch: i32,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `AcquiredRecords` of `PartitionData`, versions 0+.
+/// `AcquiredRecords` of `PartitionData`, versions 0+ (flexible 0+).
 ///
 /// The acquired records.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct AcquiredRecords {
     /// The earliest offset in this batch of acquired records.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub first_offset: i64,
     /// The last offset of this batch of acquired records.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub last_offset: i64,
     /// The delivery count of this batch of acquired records.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub delivery_count: i16,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `NodeEndpoints` of `ShareFetchResponse`, versions 0+.
+/// `NodeEndpoints` of `ShareFetchResponse`, versions 0+ (flexible 0+).
 ///
 /// Endpoints for all current leaders enumerated in PartitionData with error NOT_LEADER_OR_FOLLOWER.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::share_fetch::NodeEndpoint`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct NodeEndpoint {
     /// The ID of the associated node.
+    ///
+    /// Versions 0+; map key; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId", map_key)]
     pub node_id: i32,
     /// The node's hostname.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub host: Str,
     /// The node's port.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub port: i32,
     /// The rack of the node, or null if it has not been assigned to a rack.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub rack: Option<Str>,
     /// Tagged fields this struct does not declare.

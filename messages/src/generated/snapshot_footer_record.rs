@@ -13,10 +13,14 @@
 use kafka_wire::{KafkaMessage, UnknownTaggedFields};
 
 /// Kafka's `SnapshotFooterRecord.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0", flexible = "0+", outline)]
 pub struct SnapshotFooterRecord {
     /// The version of the snapshot footer record.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub version: i16,
     /// Tagged fields this struct does not declare.

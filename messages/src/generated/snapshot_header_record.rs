@@ -13,13 +13,19 @@
 use kafka_wire::{KafkaMessage, UnknownTaggedFields};
 
 /// Kafka's `SnapshotHeaderRecord.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0", flexible = "0+", outline)]
 pub struct SnapshotHeaderRecord {
     /// The version of the snapshot header record.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub version: i16,
     /// The append time of the last record from the log contained in this snapshot.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub last_contained_log_timestamp: i64,
     /// Tagged fields this struct does not declare.

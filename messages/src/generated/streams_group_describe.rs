@@ -13,16 +13,24 @@
 use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The StreamsGroupDescribe request (API key 89): Kafka's `StreamsGroupDescribeRequest.json`.
+///
+/// Versions 0-1; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 89, request, versions = "0-1", flexible = "0+", outline)]
 pub struct StreamsGroupDescribeRequest {
     /// The ids of the groups to describe
+    ///
+    /// Versions 0+; entity type groupId.
     #[kafka(versions = "0+", entity_type = "groupId")]
     pub group_ids: Vec<Str>,
     /// Whether to include authorized operations.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub include_authorized_operations: bool,
     /// Whether to include the full topology description from the topology description plugin in the response.
+    ///
+    /// Versions 1+; default false; not ignorable.
     #[kafka(versions = "1+", default = "false")]
     pub include_topology_description: bool,
     /// Tagged fields this struct does not declare.
@@ -30,299 +38,447 @@ pub struct StreamsGroupDescribeRequest {
 }
 
 /// The StreamsGroupDescribe response (API key 89): Kafka's `StreamsGroupDescribeResponse.json`.
+///
+/// Versions 0-1; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 89, response, versions = "0-1", flexible = "0+", outline)]
 pub struct StreamsGroupDescribeResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// Each described group.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub groups: Vec<DescribedGroup>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Groups` of `StreamsGroupDescribeResponse`, versions 0+.
+/// `Groups` of `StreamsGroupDescribeResponse`, versions 0+ (flexible 0+).
 ///
 /// Each described group.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_describe::DescribedGroup`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct DescribedGroup {
     /// The describe error, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The top-level error message, or null if there was no error.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub error_message: Option<Str>,
     /// The group ID string.
+    ///
+    /// Versions 0+; entity type groupId.
     #[kafka(versions = "0+", entity_type = "groupId")]
     pub group_id: Str,
     /// The group state string, or the empty string.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub group_state: Str,
     /// The group epoch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub group_epoch: i32,
     /// The assignment epoch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub assignment_epoch: i32,
     /// The topology metadata currently initialized for the streams application. Can be null in case of a describe error.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub topology: Option<Topology>,
     /// The members.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub members: Vec<Member>,
     /// 32-bit bitfield to represent authorized operations for this group.
+    ///
+    /// Versions 0+; default -2147483648.
     #[kafka(versions = "0+", default = "-2147483648")]
     pub authorized_operations: i32,
     /// The full topology description for this group. Non-null if and only if TopologyDescriptionStatus is AVAILABLE (3); null otherwise.
+    ///
+    /// Versions 1+; nullable 1+; default null; not ignorable.
     #[kafka(versions = "1+", nullable = "1+", default = "null")]
     pub topology_description: Option<TopologyDescription>,
     /// The status of the topology description for this group, paired with TopologyDescription: 0=NOT_REQUESTED (client did not set IncludeTopologyDescription; TopologyDescription is null); 1=NOT_STORED (no description recorded for this group; TopologyDescription is null); 2=ERROR (broker failed to fetch the description, see broker logs; TopologyDescription is null); 3=AVAILABLE (TopologyDescription is non-null and carries the description).
+    ///
+    /// Versions 1+; default 0; not ignorable.
     #[kafka(versions = "1+", default = "0")]
     pub topology_description_status: i8,
     /// The task assignor that the group coordinator will use for the next assignment computation. This may differ from the assignor that computed the current assignment, because changing the assignor configuration does not trigger a rebalance. Null in case of a describe error.
+    ///
+    /// Versions 1+; nullable 1+; default null; ignorable.
     #[kafka(versions = "1+", nullable = "1+", default = "null", ignorable)]
     pub assignor_name: Option<Str>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topology` of `DescribedGroup`, versions 0+.
+/// `Topology` of `DescribedGroup`, versions 0+ (flexible 0+).
 ///
 /// The topology metadata currently initialized for the streams application. Can be null in case of a describe error.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_describe::Topology`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Topology {
     /// The epoch of the currently initialized topology for this group.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub epoch: i32,
     /// The subtopologies of the streams application. This contains the configured subtopologies, where the number of partitions are set and any regular expressions are resolved to actual topics. Null if the group is uninitialized, source topics are missing or incorrectly partitioned.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub subtopologies: Option<Vec<Subtopology>>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Subtopologies` of `Topology`, versions 0+.
+/// `Subtopologies` of `Topology`, versions 0+ (flexible 0+).
 ///
 /// The subtopologies of the streams application. This contains the configured subtopologies, where the number of partitions are set and any regular expressions are resolved to actual topics. Null if the group is uninitialized, source topics are missing or incorrectly partitioned.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_describe::Subtopology`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Subtopology {
     /// String to uniquely identify the subtopology.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub subtopology_id: Str,
     /// The topics the subtopology reads from.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub source_topics: Vec<Str>,
     /// The repartition topics the subtopology writes to.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub repartition_sink_topics: Vec<Str>,
     /// The set of state changelog topics associated with this subtopology. Created automatically.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub state_changelog_topics: Vec<TopicInfo>,
     /// The set of source topics that are internally created repartition topics. Created automatically.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub repartition_source_topics: Vec<TopicInfo>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Members` of `DescribedGroup`, versions 0+.
+/// `Members` of `DescribedGroup`, versions 0+ (flexible 0+).
 ///
 /// The members.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_describe::Member`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Member {
     /// The member ID.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub member_id: Str,
     /// The member epoch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub member_epoch: i32,
     /// The member instance ID for static membership.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub instance_id: Option<Str>,
     /// The rack ID.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub rack_id: Option<Str>,
     /// The client ID.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub client_id: Str,
     /// The client host.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub client_host: Str,
     /// The epoch of the topology on the client.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topology_epoch: i32,
     /// Identity of the streams instance that may have multiple clients.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub process_id: Str,
     /// User-defined endpoint for Interactive Queries. Null if not defined for this client.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub user_endpoint: Option<Endpoint>,
     /// Used for rack-aware assignment algorithm.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub client_tags: Vec<KeyValue>,
     /// Cumulative changelog offsets for tasks.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub task_offsets: Vec<TaskOffset>,
     /// Cumulative changelog end offsets for tasks.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub task_end_offsets: Vec<TaskOffset>,
     /// The current assignment.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub assignment: Assignment,
     /// The target assignment.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub target_assignment: Assignment,
     /// True for classic members that have not been upgraded yet.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub is_classic: bool,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// A common struct of `StreamsGroupDescribeResponse`, versions 0+.
+/// A common struct of `StreamsGroupDescribeResponse`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_describe::Endpoint`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Endpoint {
     /// host of the endpoint
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub host: Str,
     /// port of the endpoint
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub port: u16,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// A common struct of `StreamsGroupDescribeResponse`, versions 0+.
+/// A common struct of `StreamsGroupDescribeResponse`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_describe::TaskOffset`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TaskOffset {
     /// The subtopology identifier.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub subtopology_id: Str,
     /// The partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition: i32,
     /// The offset.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub offset: i64,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// A common struct of `StreamsGroupDescribeResponse`, versions 0+.
+/// A common struct of `StreamsGroupDescribeResponse`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_describe::Assignment`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Assignment {
     /// Active tasks for this client.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub active_tasks: Vec<TaskIds>,
     /// Standby tasks for this client.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub standby_tasks: Vec<TaskIds>,
     /// Warm-up tasks for this client.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub warmup_tasks: Vec<TaskIds>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// A common struct of `StreamsGroupDescribeResponse`, versions 0+.
+/// A common struct of `StreamsGroupDescribeResponse`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_describe::TaskIds`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TaskIds {
     /// The subtopology identifier.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub subtopology_id: Str,
     /// The partitions of the input topics processed by this member.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// A common struct of `StreamsGroupDescribeResponse`, versions 0+.
+/// A common struct of `StreamsGroupDescribeResponse`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_describe::KeyValue`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct KeyValue {
     /// key of the config
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub key: Str,
     /// value of the config
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub value: Str,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// A common struct of `StreamsGroupDescribeResponse`, versions 0+.
+/// A common struct of `StreamsGroupDescribeResponse`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_describe::TopicInfo`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TopicInfo {
     /// The name of the topic.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub name: Str,
     /// The number of partitions in the topic. Can be 0 if no specific number of partitions is enforced. Always 0 for changelog topics.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: i32,
     /// The replication factor of the topic. Can be 0 if the default replication factor should be used.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub replication_factor: i16,
     /// Topic-level configurations as key-value pairs.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topic_configs: Vec<KeyValue>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// A common struct of `StreamsGroupDescribeResponse`, versions 1+.
+/// A common struct of `StreamsGroupDescribeResponse`, versions 1+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_describe::TopologyDescription`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "1+", flexible = "0+", outline)]
 pub struct TopologyDescription {
     /// The subtopologies that make up this topology.
+    ///
+    /// Versions 1+.
     #[kafka(versions = "1+")]
     pub subtopologies: Vec<TopologyDescriptionSubtopology>,
     /// Global state stores used by this topology.
+    ///
+    /// Versions 1+.
     #[kafka(versions = "1+")]
     pub global_stores: Vec<TopologyDescriptionGlobalStore>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// A common struct of `StreamsGroupDescribeResponse`, versions 1+.
+/// A common struct of `StreamsGroupDescribeResponse`, versions 1+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_describe::TopologyDescriptionSubtopology`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "1+", flexible = "0+", outline)]
 pub struct TopologyDescriptionSubtopology {
     /// The subtopology identifier, unique within the topology.
+    ///
+    /// Versions 1+.
     #[kafka(versions = "1+")]
     pub subtopology_id: Str,
     /// The processing nodes in this subtopology.
+    ///
+    /// Versions 1+.
     #[kafka(versions = "1+")]
     pub nodes: Vec<TopologyDescriptionNode>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// A common struct of `StreamsGroupDescribeResponse`, versions 1+.
+/// A common struct of `StreamsGroupDescribeResponse`, versions 1+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_describe::TopologyDescriptionNode`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "1+", flexible = "0+", outline)]
 pub struct TopologyDescriptionNode {
     /// The name of this node (e.g., KSTREAM-SOURCE-0000000000).
+    ///
+    /// Versions 1+.
     #[kafka(versions = "1+")]
     pub name: Str,
     /// The type of this node: 1=SOURCE, 2=PROCESSOR, 3=SINK.
+    ///
+    /// Versions 1+.
     #[kafka(versions = "1+")]
     pub node_type: i8,
     /// The source topics this node reads from. Defined only for source nodes, may be empty if source topics are dynamically determined.
+    ///
+    /// Versions 1+; entity type topicName.
     #[kafka(versions = "1+", entity_type = "topicName")]
     pub source_topics: Vec<Str>,
     /// The topic this node writes to. Defined only for sink nodes, may be null if sink topic is dynamically determined.
+    ///
+    /// Versions 1+; nullable 1+; default null; entity type topicName.
     #[kafka(
         versions = "1+",
         nullable = "1+",
@@ -331,23 +487,33 @@ pub struct TopologyDescriptionNode {
     )]
     pub sink_topic: Option<Str>,
     /// The state store names accessed by this node. Defined only for processor nodes.
+    ///
+    /// Versions 1+.
     #[kafka(versions = "1+")]
     pub stores: Vec<Str>,
     /// The names of successor nodes in the processing graph. Predecessor relationships are reconstructed from this field.
+    ///
+    /// Versions 1+.
     #[kafka(versions = "1+")]
     pub successors: Vec<Str>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// A common struct of `StreamsGroupDescribeResponse`, versions 1+.
+/// A common struct of `StreamsGroupDescribeResponse`, versions 1+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_describe::TopologyDescriptionGlobalStore`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "1+", flexible = "0+", outline)]
 pub struct TopologyDescriptionGlobalStore {
     /// The source node providing data to the global store.
+    ///
+    /// Versions 1+.
     #[kafka(versions = "1+")]
     pub source: TopologyDescriptionNode,
     /// The processor node that populates the global store.
+    ///
+    /// Versions 1+.
     #[kafka(versions = "1+")]
     pub processor: TopologyDescriptionNode,
     /// Tagged fields this struct does not declare.

@@ -13,19 +13,29 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The StreamsGroupTopologyDescriptionUpdate request (API key 93): Kafka's `StreamsGroupTopologyDescriptionUpdateRequest.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 93, request, versions = "0", flexible = "0+", outline)]
 pub struct StreamsGroupTopologyDescriptionUpdateRequest {
     /// The streams group identifier.
+    ///
+    /// Versions 0+; entity type groupId.
     #[kafka(versions = "0+", entity_type = "groupId")]
     pub group_id: Str,
     /// The ID of the streams group member sending the push. The broker validates that this member is still in the group; mismatches (including when the group itself has been deleted) are rejected with UNKNOWN_MEMBER_ID so the client treats itself as fenced and rejoins.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub member_id: Str,
     /// The epoch of the topology being described.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topology_epoch: i32,
     /// The topology description.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topology_description: TopologyDescription,
     /// Tagged fields this struct does not declare.
@@ -33,64 +43,94 @@ pub struct StreamsGroupTopologyDescriptionUpdateRequest {
 }
 
 /// The StreamsGroupTopologyDescriptionUpdate response (API key 93): Kafka's `StreamsGroupTopologyDescriptionUpdateResponse.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 93, response, versions = "0", flexible = "0+", outline)]
 pub struct StreamsGroupTopologyDescriptionUpdateResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The top-level error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The top-level error message, or null if there was no error.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub error_message: Option<Str>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// A common struct of `StreamsGroupTopologyDescriptionUpdateRequest`, versions 0+.
+/// A common struct of `StreamsGroupTopologyDescriptionUpdateRequest`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_topology_description_update::TopologyDescription`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TopologyDescription {
     /// The subtopologies that make up this topology.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub subtopologies: Vec<TopologyDescriptionSubtopology>,
     /// Global state stores used by this topology.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub global_stores: Vec<TopologyDescriptionGlobalStore>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// A common struct of `StreamsGroupTopologyDescriptionUpdateRequest`, versions 0+.
+/// A common struct of `StreamsGroupTopologyDescriptionUpdateRequest`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_topology_description_update::TopologyDescriptionSubtopology`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TopologyDescriptionSubtopology {
     /// The subtopology identifier, unique within the topology.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub subtopology_id: Str,
     /// The processing nodes in this subtopology.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub nodes: Vec<TopologyDescriptionNode>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// A common struct of `StreamsGroupTopologyDescriptionUpdateRequest`, versions 0+.
+/// A common struct of `StreamsGroupTopologyDescriptionUpdateRequest`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_topology_description_update::TopologyDescriptionNode`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TopologyDescriptionNode {
     /// The name of this node (e.g., KSTREAM-SOURCE-0000000000).
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub name: Str,
     /// The type of this node: 1=SOURCE, 2=PROCESSOR, 3=SINK.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub node_type: i8,
     /// The source topics this node reads from. Defined only for source nodes, may be empty if source topics are dynamically determined.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub source_topics: Vec<Str>,
     /// The topic this node writes to. Defined only for sink nodes, may be null if sink topic is dynamically determined.
+    ///
+    /// Versions 0+; nullable 0+; default null; entity type topicName.
     #[kafka(
         versions = "0+",
         nullable = "0+",
@@ -99,23 +139,33 @@ pub struct TopologyDescriptionNode {
     )]
     pub sink_topic: Option<Str>,
     /// The state store names accessed by this node. Defined only for processor nodes.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub stores: Vec<Str>,
     /// The names of successor nodes in the processing graph. Predecessor relationships are reconstructed from this field.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub successors: Vec<Str>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// A common struct of `StreamsGroupTopologyDescriptionUpdateRequest`, versions 0+.
+/// A common struct of `StreamsGroupTopologyDescriptionUpdateRequest`, versions 0+ (flexible 0+).
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::streams_group_topology_description_update::TopologyDescriptionGlobalStore`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct TopologyDescriptionGlobalStore {
     /// The source node providing data to the global store.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub source: TopologyDescriptionNode,
     /// The processor node that populates the global store.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub processor: TopologyDescriptionNode,
     /// Tagged fields this struct does not declare.

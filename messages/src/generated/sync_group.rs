@@ -13,28 +13,44 @@
 use kafka_wire::{Bytes, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The SyncGroup request (API key 14): Kafka's `SyncGroupRequest.json`.
+///
+/// Versions 0-5; flexible 4+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 14, request, versions = "0-5", flexible = "4+")]
 pub struct SyncGroupRequest {
     /// The unique group identifier.
+    ///
+    /// Versions 0+; entity type groupId.
     #[kafka(versions = "0+", entity_type = "groupId")]
     pub group_id: Str,
     /// The generation of the group.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub generation_id: i32,
     /// The member ID assigned by the group.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub member_id: Str,
     /// The unique identifier of the consumer instance provided by end user.
+    ///
+    /// Versions 3+; nullable 3+; default null; not ignorable.
     #[kafka(versions = "3+", nullable = "3+", default = "null")]
     pub group_instance_id: Option<Str>,
     /// The group protocol type.
+    ///
+    /// Versions 5+; nullable 5+; default null; ignorable.
     #[kafka(versions = "5+", nullable = "5+", default = "null", ignorable)]
     pub protocol_type: Option<Str>,
     /// The group protocol name.
+    ///
+    /// Versions 5+; nullable 5+; default null; ignorable.
     #[kafka(versions = "5+", nullable = "5+", default = "null", ignorable)]
     pub protocol_name: Option<Str>,
     /// Each assignment.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub assignments: Vec<SyncGroupRequestAssignment>,
     /// Tagged fields this struct does not declare.
@@ -42,38 +58,54 @@ pub struct SyncGroupRequest {
 }
 
 /// The SyncGroup response (API key 14): Kafka's `SyncGroupResponse.json`.
+///
+/// Versions 0-5; flexible 4+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 14, response, versions = "0-5", flexible = "4+")]
 pub struct SyncGroupResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 1+; ignorable.
     #[kafka(versions = "1+", ignorable)]
     pub throttle_time_ms: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The group protocol type.
+    ///
+    /// Versions 5+; nullable 5+; default null; ignorable.
     #[kafka(versions = "5+", nullable = "5+", default = "null", ignorable)]
     pub protocol_type: Option<Str>,
     /// The group protocol name.
+    ///
+    /// Versions 5+; nullable 5+; default null; ignorable.
     #[kafka(versions = "5+", nullable = "5+", default = "null", ignorable)]
     pub protocol_name: Option<Str>,
     /// The member assignment.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub assignment: Bytes,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Assignments` of `SyncGroupRequest`, versions 0+.
+/// `Assignments` of `SyncGroupRequest`, versions 0+ (flexible 4+).
 ///
 /// Each assignment.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "4+")]
 pub struct SyncGroupRequestAssignment {
     /// The ID of the member to assign.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub member_id: Str,
     /// The member assignment.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub assignment: Bytes,
     /// Tagged fields this struct does not declare.

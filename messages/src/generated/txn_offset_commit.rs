@@ -13,31 +13,49 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The TxnOffsetCommit request (API key 28): Kafka's `TxnOffsetCommitRequest.json`.
+///
+/// Versions 0-6; flexible 3+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 28, request, versions = "0-6", flexible = "3+")]
 pub struct TxnOffsetCommitRequest {
     /// The ID of the transaction.
+    ///
+    /// Versions 0+; entity type transactionalId.
     #[kafka(versions = "0+", entity_type = "transactionalId")]
     pub transactional_id: Str,
     /// The ID of the group.
+    ///
+    /// Versions 0+; entity type groupId.
     #[kafka(versions = "0+", entity_type = "groupId")]
     pub group_id: Str,
     /// The current producer ID in use by the transactional ID.
+    ///
+    /// Versions 0+; entity type producerId.
     #[kafka(versions = "0+", entity_type = "producerId")]
     pub producer_id: i64,
     /// The current epoch associated with the producer ID.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub producer_epoch: i16,
     /// The generation of the group if using the classic group protocol or the member epoch if using the consumer protocol.
+    ///
+    /// Versions 3+; default -1; not ignorable.
     #[kafka(versions = "3+", default = "-1")]
     pub generation_id_or_member_epoch: i32,
     /// The member ID assigned by the group coordinator.
+    ///
+    /// Versions 3+; default ""; not ignorable.
     #[kafka(versions = "3+", default = "")]
     pub member_id: Str,
     /// The unique identifier of the consumer instance provided by end user.
+    ///
+    /// Versions 3+; nullable 3+; default null; not ignorable.
     #[kafka(versions = "3+", nullable = "3+", default = "null")]
     pub group_instance_id: Option<Str>,
     /// Each topic that we want to commit offsets for.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<TxnOffsetCommitRequestTopic>,
     /// Tagged fields this struct does not declare.
@@ -45,89 +63,165 @@ pub struct TxnOffsetCommitRequest {
 }
 
 /// The TxnOffsetCommit response (API key 28): Kafka's `TxnOffsetCommitResponse.json`.
+///
+/// Versions 0-6; flexible 3+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 28, response, versions = "0-6", flexible = "3+")]
 pub struct TxnOffsetCommitResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The responses for each topic.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<TxnOffsetCommitResponseTopic>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `TxnOffsetCommitRequest`, versions 0+.
+/// `Topics` of `TxnOffsetCommitRequest`, versions 0+ (flexible 3+).
 ///
 /// Each topic that we want to commit offsets for.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "3+")]
 pub struct TxnOffsetCommitRequestTopic {
     /// The topic name.
+    ///
+    /// Versions 0-5; ignorable; entity type topicName.
     #[kafka(versions = "0-5", ignorable, entity_type = "topicName")]
     pub name: Str,
     /// The topic ID.
+    ///
+    /// Versions 6+; ignorable.
     #[kafka(versions = "6+", ignorable)]
     pub topic_id: Uuid,
     /// The partitions inside the topic that we want to commit offsets for.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<TxnOffsetCommitRequestPartition>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `TxnOffsetCommitRequestTopic`, versions 0+.
+impl TxnOffsetCommitRequestTopic {
+    /// The topic as `version` names it: by `topic_id` (versions 6+) when the version has it and it is set, else by `name` (versions 0-5).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::new(0, 5),
+            Some(&self.name),
+            crate::__private::VersionRange::at_least(6),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `name` where the version has it (versions 0-5) and `topic_id` where it has it (versions 6+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::new(0, 5).contains(version) {
+            self.name = name.clone();
+        }
+        if crate::__private::VersionRange::at_least(6).contains(version) {
+            self.topic_id = id;
+        }
+    }
+}
+
+/// `Partitions` of `TxnOffsetCommitRequestTopic`, versions 0+ (flexible 3+).
 ///
 /// The partitions inside the topic that we want to commit offsets for.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "3+")]
 pub struct TxnOffsetCommitRequestPartition {
     /// The index of the partition within the topic.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// The message offset to be committed.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub committed_offset: i64,
     /// The leader epoch of the last consumed record.
+    ///
+    /// Versions 2+; default -1; ignorable.
     #[kafka(versions = "2+", default = "-1", ignorable)]
     pub committed_leader_epoch: i32,
     /// Any associated metadata the client wants to keep.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub committed_metadata: Option<Str>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `TxnOffsetCommitResponse`, versions 0+.
+/// `Topics` of `TxnOffsetCommitResponse`, versions 0+ (flexible 3+).
 ///
 /// The responses for each topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "3+")]
 pub struct TxnOffsetCommitResponseTopic {
     /// The topic name.
+    ///
+    /// Versions 0-5; ignorable; entity type topicName.
     #[kafka(versions = "0-5", ignorable, entity_type = "topicName")]
     pub name: Str,
     /// The topic ID.
+    ///
+    /// Versions 6+; ignorable.
     #[kafka(versions = "6+", ignorable)]
     pub topic_id: Uuid,
     /// The responses for each partition in the topic.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<TxnOffsetCommitResponsePartition>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `TxnOffsetCommitResponseTopic`, versions 0+.
+impl TxnOffsetCommitResponseTopic {
+    /// The topic as `version` names it: by `topic_id` (versions 6+) when the version has it and it is set, else by `name` (versions 0-5).
+    pub fn topic_ref(&self, version: kafka_wire::Version) -> Option<crate::TopicRef<'_>> {
+        crate::TopicRef::pick(
+            version,
+            crate::__private::VersionRange::new(0, 5),
+            Some(&self.name),
+            crate::__private::VersionRange::at_least(6),
+            self.topic_id,
+        )
+    }
+
+    /// Names the topic as `version` does: sets `name` where the version has it (versions 0-5) and `topic_id` where it has it (versions 6+).
+    pub fn set_topic_ref(&mut self, version: kafka_wire::Version, name: &Str, id: Uuid) {
+        if crate::__private::VersionRange::new(0, 5).contains(version) {
+            self.name = name.clone();
+        }
+        if crate::__private::VersionRange::at_least(6).contains(version) {
+            self.topic_id = id;
+        }
+    }
+}
+
+/// `Partitions` of `TxnOffsetCommitResponseTopic`, versions 0+ (flexible 3+).
 ///
 /// The responses for each partition in the topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "3+")]
 pub struct TxnOffsetCommitResponsePartition {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// Tagged fields this struct does not declare.

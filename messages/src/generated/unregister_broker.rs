@@ -13,10 +13,14 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The UnregisterBroker request (API key 64): Kafka's `UnregisterBrokerRequest.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 64, request, versions = "0", flexible = "0+", outline)]
 pub struct UnregisterBrokerRequest {
     /// The broker ID to unregister.
+    ///
+    /// Versions 0+; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId")]
     pub broker_id: i32,
     /// Tagged fields this struct does not declare.
@@ -24,16 +28,24 @@ pub struct UnregisterBrokerRequest {
 }
 
 /// The UnregisterBroker response (API key 64): Kafka's `UnregisterBrokerResponse.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 64, response, versions = "0", flexible = "0+", outline)]
 pub struct UnregisterBrokerResponse {
     /// Duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The top-level error message, or `null` if there was no top-level error.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub error_message: Option<Str>,
     /// Tagged fields this struct does not declare.

@@ -13,10 +13,14 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The UnregisterController request (API key 94): Kafka's `UnregisterControllerRequest.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 94, request, versions = "0", flexible = "0+", outline)]
 pub struct UnregisterControllerRequest {
     /// The controller ID to unregister.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub controller_id: i32,
     /// Tagged fields this struct does not declare.
@@ -24,16 +28,24 @@ pub struct UnregisterControllerRequest {
 }
 
 /// The UnregisterController response (API key 94): Kafka's `UnregisterControllerResponse.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 94, response, versions = "0", flexible = "0+", outline)]
 pub struct UnregisterControllerResponse {
     /// Duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The top-level error message, or `null` if there was no top-level error.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub error_message: Option<Str>,
     /// Tagged fields this struct does not declare.

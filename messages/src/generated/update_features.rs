@@ -13,16 +13,24 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields};
 
 /// The UpdateFeatures request (API key 57): Kafka's `UpdateFeaturesRequest.json`.
+///
+/// Versions 0-2; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 57, request, versions = "0-2", flexible = "0+", outline)]
 pub struct UpdateFeaturesRequest {
     /// How long to wait in milliseconds before timing out the request.
+    ///
+    /// Versions 0+; default 60000.
     #[kafka(versions = "0+", default = "60000", name = "timeoutMs")]
     pub timeout_ms: i32,
     /// The list of updates to finalized features.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub feature_updates: Vec<FeatureUpdateKey>,
     /// True if we should validate the request, but not perform the upgrade or downgrade.
+    ///
+    /// Versions 1+; default false; not ignorable.
     #[kafka(versions = "1+", default = "false")]
     pub validate_only: bool,
     /// Tagged fields this struct does not declare.
@@ -30,60 +38,84 @@ pub struct UpdateFeaturesRequest {
 }
 
 /// The UpdateFeatures response (API key 57): Kafka's `UpdateFeaturesResponse.json`.
+///
+/// Versions 0-2; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 57, response, versions = "0-2", flexible = "0+", outline)]
 pub struct UpdateFeaturesResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The top-level error code, or `0` if there was no top-level error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The top-level error message, or `null` if there was no top-level error.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub error_message: Option<Str>,
     /// Results for each feature update.
+    ///
+    /// Versions 0-1; ignorable.
     #[kafka(versions = "0-1", ignorable)]
     pub results: Vec<UpdatableFeatureResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `FeatureUpdates` of `UpdateFeaturesRequest`, versions 0+.
+/// `FeatureUpdates` of `UpdateFeaturesRequest`, versions 0+ (flexible 0+).
 ///
 /// The list of updates to finalized features.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct FeatureUpdateKey {
     /// The name of the finalized feature to be updated.
+    ///
+    /// Versions 0+; map key.
     #[kafka(versions = "0+", map_key)]
     pub feature: Str,
     /// The new maximum version level for the finalized feature. A value >= 1 is valid. A value < 1, is special, and can be used to request the deletion of the finalized feature.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub max_version_level: i16,
     /// DEPRECATED in version 1 (see DowngradeType). When set to true, the finalized feature version level is allowed to be downgraded/deleted. The downgrade request will fail if the new maximum version level is a value that's not lower than the existing maximum finalized version level.
+    ///
+    /// Versions 0; not ignorable.
     #[kafka(versions = "0")]
     pub allow_downgrade: bool,
     /// Determine which type of upgrade will be performed: 1 will perform an upgrade only (default), 2 is safe downgrades only (lossless), 3 is unsafe downgrades (lossy).
+    ///
+    /// Versions 1+; default 1; not ignorable.
     #[kafka(versions = "1+", default = "1")]
     pub upgrade_type: i8,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Results` of `UpdateFeaturesResponse`, versions 0-1.
+/// `Results` of `UpdateFeaturesResponse`, versions 0-1 (flexible 0+).
 ///
 /// Results for each feature update.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0-1", flexible = "0+", outline)]
 pub struct UpdatableFeatureResult {
     /// The name of the finalized feature.
+    ///
+    /// Versions 0+; map key.
     #[kafka(versions = "0+", map_key)]
     pub feature: Str,
     /// The feature update error code or `0` if the feature update succeeded.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The feature update error, or `null` if the feature update succeeded.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub error_message: Option<Str>,
     /// Tagged fields this struct does not declare.

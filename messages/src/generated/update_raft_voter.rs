@@ -13,25 +13,39 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The UpdateRaftVoter request (API key 82): Kafka's `UpdateRaftVoterRequest.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 82, request, versions = "0", flexible = "0+", outline)]
 pub struct UpdateRaftVoterRequest {
     /// The cluster id.
+    ///
+    /// Versions 0+; nullable 0+.
     #[kafka(versions = "0+", nullable = "0+")]
     pub cluster_id: Option<Str>,
     /// The current leader epoch of the partition, -1 for unknown leader epoch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub current_leader_epoch: i32,
     /// The replica id of the voter getting updated in the topic partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub voter_id: i32,
     /// The directory id of the voter getting updated in the topic partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub voter_directory_id: Uuid,
     /// The endpoint that can be used to communicate with the leader.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub listeners: Vec<Listener>,
     /// The range of versions of the protocol that the replica supports.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub k_raft_version_feature: KRaftVersionFeature,
     /// Tagged fields this struct does not declare.
@@ -39,73 +53,103 @@ pub struct UpdateRaftVoterRequest {
 }
 
 /// The UpdateRaftVoter response (API key 82): Kafka's `UpdateRaftVoterResponse.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 82, response, versions = "0", flexible = "0+", outline)]
 pub struct UpdateRaftVoterResponse {
     /// The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub throttle_time_ms: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// Details of the current Raft cluster leader.
+    ///
+    /// Versions 0+; tag 0, tagged 0+.
     #[kafka(versions = "0+", tag = 0, tagged = "0+")]
     pub current_leader: CurrentLeader,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Listeners` of `UpdateRaftVoterRequest`, versions 0+.
+/// `Listeners` of `UpdateRaftVoterRequest`, versions 0+ (flexible 0+).
 ///
 /// The endpoint that can be used to communicate with the leader.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::update_raft_voter::Listener`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Listener {
     /// The name of the endpoint.
+    ///
+    /// Versions 0+; map key.
     #[kafka(versions = "0+", map_key)]
     pub name: Str,
     /// The hostname.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub host: Str,
     /// The port.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub port: u16,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `KRaftVersionFeature` of `UpdateRaftVoterRequest`, versions 0+.
+/// `KRaftVersionFeature` of `UpdateRaftVoterRequest`, versions 0+ (flexible 0+).
 ///
 /// The range of versions of the protocol that the replica supports.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::update_raft_voter::KRaftVersionFeature`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct KRaftVersionFeature {
     /// The minimum supported KRaft protocol version.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub min_supported_version: i16,
     /// The maximum supported KRaft protocol version.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub max_supported_version: i16,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `CurrentLeader` of `UpdateRaftVoterResponse`, versions 0+.
+/// `CurrentLeader` of `UpdateRaftVoterResponse`, versions 0+ (flexible 0+).
 ///
 /// Details of the current Raft cluster leader.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct CurrentLeader {
     /// The replica id of the current leader or -1 if the leader is unknown.
+    ///
+    /// Versions 0+; default -1; entity type brokerId.
     #[kafka(versions = "0+", default = "-1", entity_type = "brokerId")]
     pub leader_id: i32,
     /// The latest known leader epoch.
+    ///
+    /// Versions 0+; default -1.
     #[kafka(versions = "0+", default = "-1")]
     pub leader_epoch: i32,
     /// The node's hostname.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub host: Str,
     /// The node's port.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub port: i32,
     /// Tagged fields this struct does not declare.

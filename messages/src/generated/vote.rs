@@ -13,16 +13,24 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The Vote request (API key 52): Kafka's `VoteRequest.json`.
+///
+/// Versions 0-2; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 52, request, versions = "0-2", flexible = "0+", outline)]
 pub struct VoteRequest {
     /// The cluster id.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub cluster_id: Option<Str>,
     /// The replica id of the voter receiving the request.
+    ///
+    /// Versions 1+; default -1; ignorable; entity type brokerId.
     #[kafka(versions = "1+", default = "-1", ignorable, entity_type = "brokerId")]
     pub voter_id: i32,
     /// The topic data.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<VoteRequestTopicData>,
     /// Tagged fields this struct does not declare.
@@ -30,126 +38,176 @@ pub struct VoteRequest {
 }
 
 /// The Vote response (API key 52): Kafka's `VoteResponse.json`.
+///
+/// Versions 0-2; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 52, response, versions = "0-2", flexible = "0+", outline)]
 pub struct VoteResponse {
     /// The top level error code.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The results for each topic.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<VoteResponseTopicData>,
     /// Endpoints for all current-leaders enumerated in PartitionData.
+    ///
+    /// Versions 1+; tag 0, tagged 1+.
     #[kafka(versions = "1+", tag = 0, tagged = "1+")]
     pub node_endpoints: Vec<NodeEndpoint>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `VoteRequest`, versions 0+.
+/// `Topics` of `VoteRequest`, versions 0+ (flexible 0+).
 ///
 /// The topic data.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", name = "TopicData", outline)]
 pub struct VoteRequestTopicData {
     /// The topic name.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub topic_name: Str,
     /// The partition data.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<VoteRequestPartitionData>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `TopicData`, versions 0+.
+/// `Partitions` of `TopicData`, versions 0+ (flexible 0+).
 ///
 /// The partition data.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", name = "PartitionData", outline)]
 pub struct VoteRequestPartitionData {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// The epoch of the voter sending the request
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub replica_epoch: i32,
     /// The replica id of the voter sending the request
+    ///
+    /// Versions 0+; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId")]
     pub replica_id: i32,
     /// The directory id of the voter sending the request
+    ///
+    /// Versions 1+; ignorable.
     #[kafka(versions = "1+", ignorable)]
     pub replica_directory_id: Uuid,
     /// The directory id of the voter receiving the request
+    ///
+    /// Versions 1+; ignorable.
     #[kafka(versions = "1+", ignorable)]
     pub voter_directory_id: Uuid,
     /// The epoch of the last record written to the metadata log.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub last_offset_epoch: i32,
     /// The log end offset of the metadata log of the voter sending the request.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub last_offset: i64,
     /// Whether the request is a PreVote request (not persisted) or not.
+    ///
+    /// Versions 2+; not ignorable.
     #[kafka(versions = "2+")]
     pub pre_vote: bool,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `VoteResponse`, versions 0+.
+/// `Topics` of `VoteResponse`, versions 0+ (flexible 0+).
 ///
 /// The results for each topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", name = "TopicData", outline)]
 pub struct VoteResponseTopicData {
     /// The topic name.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub topic_name: Str,
     /// The results for each partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<VoteResponsePartitionData>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `TopicData`, versions 0+.
+/// `Partitions` of `TopicData`, versions 0+ (flexible 0+).
 ///
 /// The results for each partition.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", name = "PartitionData", outline)]
 pub struct VoteResponsePartitionData {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// The partition level error code.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The ID of the current leader or -1 if the leader is unknown.
+    ///
+    /// Versions 0+; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId")]
     pub leader_id: i32,
     /// The latest known leader epoch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub leader_epoch: i32,
     /// True if the vote was granted and false otherwise.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub vote_granted: bool,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `NodeEndpoints` of `VoteResponse`, versions 1+.
+/// `NodeEndpoints` of `VoteResponse`, versions 1+ (flexible 0+).
 ///
 /// Endpoints for all current-leaders enumerated in PartitionData.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::vote::NodeEndpoint`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "1+", flexible = "0+", outline)]
 pub struct NodeEndpoint {
     /// The ID of the associated node.
+    ///
+    /// Versions 1+; map key; entity type brokerId.
     #[kafka(versions = "1+", entity_type = "brokerId", map_key)]
     pub node_id: i32,
     /// The node's hostname.
+    ///
+    /// Versions 1+.
     #[kafka(versions = "1+")]
     pub host: Str,
     /// The node's port.
+    ///
+    /// Versions 1+.
     #[kafka(versions = "1+")]
     pub port: u16,
     /// Tagged fields this struct does not declare.

@@ -13,70 +13,100 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// Kafka's `VotersRecord.json`.
+///
+/// Versions 0; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0", flexible = "0+", outline)]
 pub struct VotersRecord {
     /// The version of the voters record.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub version: i16,
     /// The set of voters in the quorum for this epoch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub voters: Vec<Voter>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Voters` of `VotersRecord`, versions 0+.
+/// `Voters` of `VotersRecord`, versions 0+ (flexible 0+).
 ///
 /// The set of voters in the quorum for this epoch.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::voters_record::Voter`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Voter {
     /// The replica id of the voter in the topic partition.
+    ///
+    /// Versions 0+; entity type brokerId.
     #[kafka(versions = "0+", entity_type = "brokerId")]
     pub voter_id: i32,
     /// The directory id of the voter in the topic partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub voter_directory_id: Uuid,
     /// The endpoint that can be used to communicate with the voter.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub endpoints: Vec<Endpoint>,
     /// The range of versions of the protocol that the replica supports.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub k_raft_version_feature: KRaftVersionFeature,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Endpoints` of `Voter`, versions 0+.
+/// `Endpoints` of `Voter`, versions 0+ (flexible 0+).
 ///
 /// The endpoint that can be used to communicate with the voter.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::voters_record::Endpoint`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct Endpoint {
     /// The name of the endpoint.
+    ///
+    /// Versions 0+; map key.
     #[kafka(versions = "0+", map_key)]
     pub name: Str,
     /// The hostname.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub host: Str,
     /// The port.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub port: u16,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `KRaftVersionFeature` of `Voter`, versions 0+.
+/// `KRaftVersionFeature` of `Voter`, versions 0+ (flexible 0+).
 ///
 /// The range of versions of the protocol that the replica supports.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::voters_record::KRaftVersionFeature`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+", outline)]
 pub struct KRaftVersionFeature {
     /// The minimum supported KRaft protocol version.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub min_supported_version: i16,
     /// The maximum supported KRaft protocol version.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub max_supported_version: i16,
     /// Tagged fields this struct does not declare.

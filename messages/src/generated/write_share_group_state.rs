@@ -13,13 +13,19 @@
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid};
 
 /// The WriteShareGroupState request (API key 85): Kafka's `WriteShareGroupStateRequest.json`.
+///
+/// Versions 0-1; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 85, request, versions = "0-1", flexible = "0+")]
 pub struct WriteShareGroupStateRequest {
     /// The group identifier.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub group_id: Str,
     /// The data for the topics.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<WriteStateData>,
     /// Tagged fields this struct does not declare.
@@ -27,111 +33,155 @@ pub struct WriteShareGroupStateRequest {
 }
 
 /// The WriteShareGroupState response (API key 85): Kafka's `WriteShareGroupStateResponse.json`.
+///
+/// Versions 0-1; flexible 0+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 85, response, versions = "0-1", flexible = "0+")]
 pub struct WriteShareGroupStateResponse {
     /// The write results.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub results: Vec<WriteStateResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `WriteShareGroupStateRequest`, versions 0+.
+/// `Topics` of `WriteShareGroupStateRequest`, versions 0+ (flexible 0+).
 ///
 /// The data for the topics.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct WriteStateData {
     /// The topic identifier.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topic_id: Uuid,
     /// The data for the partitions.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<PartitionData>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `WriteStateData`, versions 0+.
+/// `Partitions` of `WriteStateData`, versions 0+ (flexible 0+).
 ///
 /// The data for the partitions.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::write_share_group_state::PartitionData`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct PartitionData {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition: i32,
     /// The state epoch of the share-partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub state_epoch: i32,
     /// The leader epoch of the share-partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub leader_epoch: i32,
     /// The share-partition start offset, or -1 if the start offset is not being written.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub start_offset: i64,
     /// The number of offsets greater than or equal to share-partition start offset for which delivery has been completed.
+    ///
+    /// Versions 1+; default -1; ignorable.
     #[kafka(versions = "1+", default = "-1", ignorable)]
     pub delivery_complete_count: i32,
     /// The state batches for the share-partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub state_batches: Vec<StateBatch>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `StateBatches` of `PartitionData`, versions 0+.
+/// `StateBatches` of `PartitionData`, versions 0+ (flexible 0+).
 ///
 /// The state batches for the share-partition.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::write_share_group_state::StateBatch`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct StateBatch {
     /// The first offset of this state batch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub first_offset: i64,
     /// The last offset of this state batch.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub last_offset: i64,
     /// The delivery state - 0:Available,2:Acked,4:Archived.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub delivery_state: i8,
     /// The delivery count.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub delivery_count: i16,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Results` of `WriteShareGroupStateResponse`, versions 0+.
+/// `Results` of `WriteShareGroupStateResponse`, versions 0+ (flexible 0+).
 ///
 /// The write results.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct WriteStateResult {
     /// The topic identifier.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topic_id: Uuid,
     /// The results for the partitions.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<PartitionResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `WriteStateResult`, versions 0+.
+/// `Partitions` of `WriteStateResult`, versions 0+ (flexible 0+).
 ///
 /// The results for the partitions.
+///
+/// Not re-exported at the crate root, where another API's struct has this name: `kafka_wire_messages::write_share_group_state::PartitionResult`.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "0+")]
 pub struct PartitionResult {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// The error message, or null if there was no error.
+    ///
+    /// Versions 0+; nullable 0+; default null.
     #[kafka(versions = "0+", nullable = "0+", default = "null")]
     pub error_message: Option<Str>,
     /// Tagged fields this struct does not declare.

@@ -13,10 +13,14 @@
 use kafka_wire::{FixedArray, KafkaMessage, Str, UnknownTaggedFields};
 
 /// The WriteTxnMarkers request (API key 27): Kafka's `WriteTxnMarkersRequest.json`.
+///
+/// Versions 1-2; flexible 1+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 27, request, versions = "1-2", flexible = "1+", outline)]
 pub struct WriteTxnMarkersRequest {
     /// The transaction markers to be written.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub markers: Vec<WritableTxnMarker>,
     /// Tagged fields this struct does not declare.
@@ -24,102 +28,134 @@ pub struct WriteTxnMarkersRequest {
 }
 
 /// The WriteTxnMarkers response (API key 27): Kafka's `WriteTxnMarkersResponse.json`.
+///
+/// Versions 1-2; flexible 1+.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 27, response, versions = "1-2", flexible = "1+", outline)]
 pub struct WriteTxnMarkersResponse {
     /// The results for writing makers.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub markers: Vec<WritableTxnMarkerResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Markers` of `WriteTxnMarkersRequest`, versions 0+.
+/// `Markers` of `WriteTxnMarkersRequest`, versions 0+ (flexible 1+).
 ///
 /// The transaction markers to be written.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "1+", outline)]
 pub struct WritableTxnMarker {
     /// The current producer ID.
+    ///
+    /// Versions 0+; entity type producerId.
     #[kafka(versions = "0+", entity_type = "producerId")]
     pub producer_id: i64,
     /// The current epoch associated with the producer ID.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub producer_epoch: i16,
     /// The result of the transaction to write to the partitions (false = ABORT, true = COMMIT).
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub transaction_result: bool,
     /// Each topic that we want to write transaction marker(s) for.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<WritableTxnMarkerTopic>,
     /// Epoch associated with the transaction state partition hosted by this transaction coordinator.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub coordinator_epoch: i32,
     /// Transaction version of the marker. Ex: 0/1 = legacy (TV0/TV1), 2 = TV2 etc.
+    ///
+    /// Versions 2+; default 0; ignorable.
     #[kafka(versions = "2+", default = "0", ignorable)]
     pub transaction_version: i8,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `WritableTxnMarker`, versions 0+.
+/// `Topics` of `WritableTxnMarker`, versions 0+ (flexible 1+).
 ///
 /// Each topic that we want to write transaction marker(s) for.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "1+", outline)]
 pub struct WritableTxnMarkerTopic {
     /// The topic name.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub name: Str,
     /// The indexes of the partitions to write transaction markers for.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_indexes: FixedArray<i32>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Markers` of `WriteTxnMarkersResponse`, versions 0+.
+/// `Markers` of `WriteTxnMarkersResponse`, versions 0+ (flexible 1+).
 ///
 /// The results for writing makers.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "1+", outline)]
 pub struct WritableTxnMarkerResult {
     /// The current producer ID in use by the transactional ID.
+    ///
+    /// Versions 0+; entity type producerId.
     #[kafka(versions = "0+", entity_type = "producerId")]
     pub producer_id: i64,
     /// The results by topic.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub topics: Vec<WritableTxnMarkerTopicResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Topics` of `WritableTxnMarkerResult`, versions 0+.
+/// `Topics` of `WritableTxnMarkerResult`, versions 0+ (flexible 1+).
 ///
 /// The results by topic.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "1+", outline)]
 pub struct WritableTxnMarkerTopicResult {
     /// The topic name.
+    ///
+    /// Versions 0+; entity type topicName.
     #[kafka(versions = "0+", entity_type = "topicName")]
     pub name: Str,
     /// The results by partition.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partitions: Vec<WritableTxnMarkerPartitionResult>,
     /// Tagged fields this struct does not declare.
     pub unknown_tagged_fields: UnknownTaggedFields,
 }
 
-/// `Partitions` of `WritableTxnMarkerTopicResult`, versions 0+.
+/// `Partitions` of `WritableTxnMarkerTopicResult`, versions 0+ (flexible 1+).
 ///
 /// The results by partition.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(versions = "0+", flexible = "1+", outline)]
 pub struct WritableTxnMarkerPartitionResult {
     /// The partition index.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub partition_index: i32,
     /// The error code, or 0 if there was no error.
+    ///
+    /// Versions 0+.
     #[kafka(versions = "0+")]
     pub error_code: i16,
     /// Tagged fields this struct does not declare.
