@@ -30,6 +30,8 @@ pub const KAFKA_VERSION: &str = "4.4.0";
 pub const ADMIN: (&str, &str) = ("admin", "admin-secret");
 /// The unprivileged user (PLAIN and SCRAM-SHA-256) and password.
 pub const ALICE: (&str, &str) = ("alice", "alice-secret");
+/// The cluster id both nodes are formatted with (16 bytes in URL-safe base64).
+pub const CLUSTER_ID: &str = "a2Fma2Etd2lyZS10ZXN0cw";
 /// The broker's node id.
 pub const BROKER_ID: i32 = 2;
 /// The controller's node id.
@@ -147,6 +149,7 @@ listener.security.protocol.map=CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEX
 controller.listener.names=CONTROLLER
 authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
 super.users=User:admin;User:ANONYMOUS
+delegation.token.secret.key=kwire-interop-delegation-secret
 ";
 
 fn write(path: &Path, text: &str) -> io::Result<()> {
@@ -190,7 +193,7 @@ impl Prepared {
             dir.join("controller-data").display()
         );
         write(&dir.join("controller.properties"), &ctrl_props)?;
-        let cluster_id = "a2Fma2Etd2lyZS10ZXN0cw"; // any 16 bytes in URL-safe base64
+        let cluster_id = CLUSTER_ID;
         let format = |props: &str, extra: &[&str], log: &str| -> io::Result<()> {
             let mut c = jvm(&dir.join(log), 256);
             c.args(["kafka.tools.StorageTool", "format", "-t", cluster_id, "-c"])
@@ -261,14 +264,8 @@ impl Prepared {
         );
         write(&dir.join("broker.properties"), &props)?;
         let mut c = jvm(&dir.join("format-broker.log"), 256);
-        c.args([
-            "kafka.tools.StorageTool",
-            "format",
-            "-t",
-            "a2Fma2Etd2lyZS10ZXN0cw",
-            "-c",
-        ])
-        .arg(dir.join("broker.properties"));
+        c.args(["kafka.tools.StorageTool", "format", "-t", CLUSTER_ID, "-c"])
+            .arg(dir.join("broker.properties"));
         run_checked(
             c,
             "kafka.tools.StorageTool format",

@@ -174,7 +174,7 @@ public final class KwireFlows {
         Properties p = base(bootstrap);
         p.put("key.deserializer", StringDeserializer.class.getName());
         p.put("value.deserializer", StringDeserializer.class.getName());
-        p.put("group.id", "kwire-" + protocol);
+        p.put("group.id", "kwire-" + protocol + "-" + topic);
         p.put("group.protocol", protocol);
         p.put("auto.offset.reset", "earliest");
         p.put("enable.auto.commit", "false");
@@ -205,7 +205,7 @@ public final class KwireFlows {
 
     /** A share group (KIP-932): records acknowledged and committed. */
     static void share(String bootstrap, String topic, Map<String, Object> r) throws Exception {
-        String group = "kwire-share";
+        String group = "kwire-share-" + topic;
         try (Admin a = Admin.create(base(bootstrap))) {
             ConfigResource g = new ConfigResource(ConfigResource.Type.GROUP, group);
             a.incrementalAlterConfigs(Map.of(g, List.of(
