@@ -54,6 +54,19 @@ fn real_cluster() {
     println!("cluster up in {startup:?} ({})", cluster.dir.display());
 
     let (mut table, failures) = drive_apis(&cluster);
+    // Kafka's Java consumer reads back what our client produced (every codec, the
+    // idempotent batch, the committed transaction; the record DeleteRecords removed is gone):
+    // it checks CRCs, decompresses, and compares each record's value with its key.
+    let read = cluster
+        .java_flow(&cluster.broker.to_string(), "read", APIS_TOPIC)
+        .unwrap_or_else(|e| panic!("Java reading our batches: {e}"));
+    println!("Java consumer read our batches: {read}");
+    let read: Json = serde_json::from_str(&read).expect("flow result");
+    assert_eq!(
+        read["records"],
+        json!(OUR_RECORDS),
+        "records Java read: {read}"
+    );
     let apis_done = t0.elapsed();
 
     // Kafka's Java clients through kwire proxy, forwarding the original bytes and then the
@@ -414,7 +427,7 @@ fn drive_apis(cluster: &Cluster) -> (BTreeMap<i16, Row>, Vec<String>) {
 
     use ApiKey as K;
     use Node::{Alice, Broker, Controller};
-    const T: &str = "apis";
+    const T: &str = APIS_TOPIC;
     const SCRATCH: &str = "apis-scratch";
     // Topics.
     let created = d.drive(
@@ -914,6 +927,12 @@ fn drive_apis(cluster: &Cluster) -> (BTreeMap<i16, Row>, Vec<String>) {
 
     (d.rows, d.failures)
 }
+
+/// The topic our client creates and produces to.
+const APIS_TOPIC: &str = "apis";
+/// The committed records left in it: 5 codecs × 5 records, less the one DeleteRecords
+/// removes, plus 3 of the idempotent producer and 2 of the committed transaction.
+const OUR_RECORDS: i64 = 5 * 5 - 1 + 3 + 2;
 
 /// The Java client flows of `interop/cluster/src/main/java/KwireFlows.java`, in order (the
 /// consumers read what `produce` wrote).

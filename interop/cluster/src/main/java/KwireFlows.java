@@ -1,7 +1,9 @@
 // Kafka's own Java clients (4.4.0) running real flows against a broker, for
 // interop/tests/cluster.rs, which runs them through `kwire proxy`. One flow per run:
 //   java KwireFlows <bootstrap> <flow> <topic>
-// flows: admin, produce, consume-classic, consume-consumer, share. Authenticates as the
+// flows: admin, produce, consume-classic, consume-consumer, share, read (every committed
+// record of the topic from its log start, no group: the batches our client produced, checked
+// record by record). Authenticates as the
 // cluster's super user over SASL/PLAIN. Prints one line "RESULT {json}" on success; any
 // failure throws (exit status 1).
 
@@ -50,6 +52,7 @@ public final class KwireFlows {
             case "consume-classic": consume(bootstrap, topic, "classic", result); break;
             case "consume-consumer": consume(bootstrap, topic, "consumer", result); break;
             case "share": share(bootstrap, topic, result); break;
+            case "read": read(bootstrap, topic, result); break;
             default: throw new IllegalArgumentException("unknown flow " + flow);
         }
         StringBuilder sb = new StringBuilder("{");
@@ -201,6 +204,39 @@ public final class KwireFlows {
         check(abortedSeen == 0, protocol + ": aborted records delivered");
         r.put("consumed", got);
         r.put("protocol", protocol);
+    }
+
+    /** Every committed record of every partition from the log start (read_committed, no
+     *  group), until the end offsets: each key "k<i>" must carry the value "value <i>". */
+    static void read(String bootstrap, String topic, Map<String, Object> r) throws Exception {
+        Properties p = base(bootstrap);
+        p.put("key.deserializer", StringDeserializer.class.getName());
+        p.put("value.deserializer", StringDeserializer.class.getName());
+        p.put("isolation.level", "read_committed");
+        p.put("enable.auto.commit", "false");
+        int got = 0;
+        Map<String, Integer> perPartition = new TreeMap<>();
+        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(p)) {
+            List<TopicPartition> tps = new ArrayList<>();
+            for (PartitionInfo pi : c.partitionsFor(topic)) tps.add(new TopicPartition(topic, pi.partition()));
+            c.assign(tps);
+            c.seekToBeginning(tps);
+            Map<TopicPartition, Long> end = c.endOffsets(tps);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
+            while (System.nanoTime() < deadline) {
+                boolean done = true;
+                for (TopicPartition tp : tps) if (c.position(tp) < end.get(tp)) done = false;
+                if (done) break;
+                for (ConsumerRecord<String, String> rec : c.poll(Duration.ofMillis(200))) {
+                    check(rec.key().startsWith("k") && rec.value().equals("value " + rec.key().substring(1)),
+                            "record " + rec.key() + " = " + rec.value());
+                    got++;
+                    perPartition.merge("p" + rec.partition(), 1, Integer::sum);
+                }
+            }
+        }
+        r.put("records", got);
+        r.put("per_partition", perPartition.toString());
     }
 
     /** A share group (KIP-932): records acknowledged and committed. */
