@@ -340,7 +340,6 @@ impl Connection {
             hv,
             &SaslHandshakeRequest {
                 mechanism: Str::from(mechanism.to_owned()),
-                ..Default::default()
             },
         )?;
         if hs.body.error_code != 0 {
