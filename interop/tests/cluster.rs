@@ -507,9 +507,15 @@ fn drive_apis(cluster: &Cluster) -> (BTreeMap<i16, Row>, Vec<String>) {
         json!({"keyType": 0, "coordinatorKeys": [CG]}),
         &[0],
     );
-    let meta = b64(&[
-        0, 0, 0, 0, 0, 1, 0, 4, b'a', b'p', b'i', b's', 0xff, 0xff, 0xff, 0xff,
-    ]);
+    // The consumer protocol's subscription (version-prefixed), as a classic consumer sends it.
+    let meta = b64(&kafka_wire_messages::encode_version_prefixed(
+        &kafka_wire_messages::ConsumerProtocolSubscription {
+            topics: vec![T.into()],
+            ..Default::default()
+        },
+        0,
+    )
+    .expect("subscription"));
     let join = json!({"groupId": CG, "sessionTimeoutMs": 30000, "rebalanceTimeoutMs": 30000, "memberId": "",
         "protocolType": "consumer", "protocols": [{"name": "range", "metadata": meta}]});
     let first = d.drive(Broker, K::JoinGroup, join.clone(), &[79]);
@@ -685,6 +691,26 @@ fn drive_apis(cluster: &Cluster) -> (BTreeMap<i16, Row>, Vec<String>) {
         json!({"users": null}),
         &[0],
     );
+    // The credential we derived (PBKDF2-HMAC-SHA-256) logs bob in, once it reaches the broker.
+    let started = Instant::now();
+    loop {
+        let mut bob = Connection::connect(cluster.broker, 14).expect("connect");
+        bob.api_versions(ApiKey::ApiVersions.max_version())
+            .expect("ApiVersions");
+        match bob.authenticate(&d.broker_versions, "SCRAM-SHA-256", "bob", "bob-secret") {
+            Ok(_) => break,
+            Err(e) if started.elapsed() < Duration::from_secs(20) => {
+                let _ = e;
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            Err(e) => {
+                d.failures.push(format!(
+                    "bob's SCRAM-SHA-256 login with the credential we set: {e}"
+                ));
+                break;
+            }
+        }
+    }
 
     // Log dirs, reassignments, leader election.
     let logdir = cluster
