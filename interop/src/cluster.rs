@@ -5,7 +5,8 @@
 //! The broker's one client listener is `SASL_PLAINTEXT` with PLAIN (users `admin`, the super
 //! user, and `alice`) and SCRAM-SHA-256/512 (`alice`, created when the controller's storage
 //! is formatted), and both nodes run `StandardAuthorizer`, so SASL, ACL and credential APIs
-//! are real. The controller listens in PLAINTEXT (the broker reaches it as `ANONYMOUS`, a
+//! are real. The broker also offers the versions Kafka marks unstable (InitProducerId v6,
+//! KIP-939). The controller listens in PLAINTEXT (the broker reaches it as `ANONYMOUS`, a
 //! super user there). Ports are ephemeral, chosen here; logs and data go to a directory
 //! under `target/tmp/cluster/`. Both JVMs are killed when the [`Cluster`] is dropped.
 //!
@@ -255,6 +256,7 @@ impl Prepared {
              share.coordinator.state.topic.num.partitions=3\n\
              group.initial.rebalance.delay.ms=0\n\
              metric.reporters=KwireTelemetry\n\
+             unstable.api.versions.enable=true\n\
              {BROKER_LISTENER_PROPS}",
             a = ADMIN.0,
             ap = ADMIN.1,

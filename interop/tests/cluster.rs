@@ -596,7 +596,11 @@ fn drive_apis(cluster: &Cluster) -> (BTreeMap<i16, Row>, Vec<String>) {
         json!({"keyType": 1, "coordinatorKeys": [TXN]}),
         &[0],
     );
-    let tp = d.drive(Broker, K::InitProducerId, json!({"transactionalId": TXN, "transactionTimeoutMs": 60000, "producerId": -1, "producerEpoch": -1}), &[0]);
+    // At v6 (KIP-939, unstable in 4.4.0: the broker offers it with
+    // unstable.api.versions.enable) without two-phase commit: no prepared transaction is kept.
+    let tp = d.drive(Broker, K::InitProducerId, json!({"transactionalId": TXN, "transactionTimeoutMs": 60000, "producerId": -1, "producerEpoch": -1,
+        "enable2Pc": false, "keepPreparedTxn": false}), &[0]);
+    assert_eq!(tp["ongoingTxnProducerId"], json!(-1), "{tp}");
     let (tpid, tepoch) = (
         tp["producerId"].as_i64().unwrap_or(-1),
         tp["producerEpoch"].as_i64().unwrap_or(-1),
