@@ -7,8 +7,9 @@
 //! is formatted), and both nodes run `StandardAuthorizer`, so SASL, ACL and credential APIs
 //! are real. The broker also offers the versions Kafka marks unstable (InitProducerId v6,
 //! KIP-939). The controller listens in PLAINTEXT (the broker reaches it as `ANONYMOUS`, a
-//! super user there). Ports are ephemeral, chosen here; logs and data go to a directory
-//! under `target/tmp/cluster/`. Both JVMs are killed when the [`Cluster`] is dropped.
+//! super user there). Ports are ephemeral, chosen here; logs and data go to
+//! `target/tmp/cluster/<name>/`, emptied when a cluster of that name starts (the last run's
+//! logs stay there to read). Both JVMs are killed when the [`Cluster`] is dropped.
 //!
 //! Starting is two steps so that something (a proxy) can be put between the broker and the
 //! controller: [`Prepared`] has the controller's address and formatted storage,
@@ -37,6 +38,8 @@ pub const CLUSTER_ID: &str = "a2Fma2Etd2lyZS10ZXN0cw";
 pub const BROKER_ID: i32 = 2;
 /// The controller's node id.
 pub const CONTROLLER_ID: i32 = 1;
+/// The heap of the controller's and the broker's JVMs.
+const NODE_HEAP_MB: u32 = 512;
 /// How long one Java client flow may run before it is killed.
 pub const FLOW_TIMEOUT: Duration = Duration::from_secs(150);
 /// How long the broker may take to become ready.
@@ -115,9 +118,14 @@ pub fn jvm(log: &Path, heap_mb: u32) -> Command {
     c
 }
 
-/// A free port on 127.0.0.1 (bound, read, released: the JVM binds it a moment later).
-fn free_port() -> io::Result<u16> {
-    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+/// Two different free addresses on 127.0.0.1 (bound together, read, released: the JVMs bind
+/// them a moment later).
+fn free_addrs() -> io::Result<(SocketAddr, SocketAddr)> {
+    let (a, b) = (
+        TcpListener::bind("127.0.0.1:0")?,
+        TcpListener::bind("127.0.0.1:0")?,
+    );
+    Ok((a.local_addr()?, b.local_addr()?))
 }
 
 /// Formatted storage and chosen ports; nothing running yet.
@@ -145,17 +153,14 @@ pub struct Cluster {
     children: Vec<Child>,
 }
 
-const BROKER_LISTENER_PROPS: &str = "\
+/// What both nodes' properties share.
+const COMMON_PROPS: &str = "\
 listener.security.protocol.map=CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT
 controller.listener.names=CONTROLLER
 authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
 super.users=User:admin;User:ANONYMOUS
 delegation.token.secret.key=kwire-interop-delegation-secret
 ";
-
-fn write(path: &Path, text: &str) -> io::Result<()> {
-    fs::write(path, text)
-}
 
 fn run_checked(mut c: Command, what: &str, log: &Path) -> io::Result<()> {
     let out = c.output()?;
@@ -171,18 +176,38 @@ fn run_checked(mut c: Command, what: &str, log: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// Formats the storage of the node whose properties are `dir/<node>.properties`
+/// (`kafka.tools.StorageTool format`, with the cluster id and `extra` arguments).
+fn format_storage(dir: &Path, node: &str, extra: &[String]) -> io::Result<()> {
+    let log = dir.join(format!("format-{node}.log"));
+    let mut c = jvm(&log, 256);
+    c.args(["kafka.tools.StorageTool", "format", "-t", CLUSTER_ID, "-c"])
+        .arg(dir.join(format!("{node}.properties")))
+        .args(extra);
+    run_checked(c, "kafka.tools.StorageTool format", &log)
+}
+
+/// Starts the node whose properties are `dir/<node>.properties` (`kafka.Kafka`), its log,
+/// standard output and standard error in `dir/<node>.{log,out,err}`.
+fn spawn_node(dir: &Path, node: &str) -> io::Result<Child> {
+    let file = |ext: &str| fs::File::create(dir.join(format!("{node}.{ext}")));
+    jvm(&dir.join(format!("{node}.log")), NODE_HEAP_MB)
+        .arg("kafka.Kafka")
+        .arg(dir.join(format!("{node}.properties")))
+        .stdout(Stdio::from(file("out")?))
+        .stderr(Stdio::from(file("err")?))
+        .spawn()
+}
+
 impl Prepared {
     /// Chooses ports, writes both nodes' properties, formats both storage directories (the
     /// controller's with the SCRAM credential of `alice`), and starts the controller.
     pub fn new(name: &str) -> io::Result<Prepared> {
         available().map_err(io::Error::other)?;
-        let dir = root()
-            .join("target/tmp/cluster")
-            .join(format!("{name}-{}", std::process::id()));
+        let dir = root().join("target/tmp/cluster").join(name);
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir)?;
-        let controller: SocketAddr = format!("127.0.0.1:{}", free_port()?).parse().unwrap();
-        let broker: SocketAddr = format!("127.0.0.1:{}", free_port()?).parse().unwrap();
+        let (controller, broker) = free_addrs()?;
         let ctrl_props = format!(
             "process.roles=controller\n\
              node.id={CONTROLLER_ID}\n\
@@ -190,34 +215,21 @@ impl Prepared {
              listeners=CONTROLLER://{controller}\n\
              log.dirs={}\n\
              num.partitions=1\n\
-             {BROKER_LISTENER_PROPS}",
+             {COMMON_PROPS}",
             dir.join("controller-data").display()
         );
-        write(&dir.join("controller.properties"), &ctrl_props)?;
-        let cluster_id = CLUSTER_ID;
-        let format = |props: &str, extra: &[&str], log: &str| -> io::Result<()> {
-            let mut c = jvm(&dir.join(log), 256);
-            c.args(["kafka.tools.StorageTool", "format", "-t", cluster_id, "-c"])
-                .arg(dir.join(props))
-                .args(extra);
-            run_checked(c, "kafka.tools.StorageTool format", &dir.join(log))
-        };
-        format(
-            "controller.properties",
+        fs::write(dir.join("controller.properties"), &ctrl_props)?;
+        format_storage(
+            &dir,
+            "controller",
             &[
-                "--add-scram",
-                &format!("SCRAM-SHA-256=[name={},password={}]", ALICE.0, ALICE.1),
-                "--add-scram",
-                &format!("SCRAM-SHA-512=[name={},password={}]", ALICE.0, ALICE.1),
+                "--add-scram".into(),
+                format!("SCRAM-SHA-256=[name={},password={}]", ALICE.0, ALICE.1),
+                "--add-scram".into(),
+                format!("SCRAM-SHA-512=[name={},password={}]", ALICE.0, ALICE.1),
             ],
-            "format-controller.log",
         )?;
-        let child = jvm(&dir.join("controller.log"), 512)
-            .arg("kafka.Kafka")
-            .arg(dir.join("controller.properties"))
-            .stdout(Stdio::from(fs::File::create(dir.join("controller.out"))?))
-            .stderr(Stdio::from(fs::File::create(dir.join("controller.err"))?))
-            .spawn()?;
+        let child = spawn_node(&dir, "controller")?;
         Ok(Prepared {
             dir,
             controller,
@@ -257,28 +269,16 @@ impl Prepared {
              group.initial.rebalance.delay.ms=0\n\
              metric.reporters=KwireTelemetry\n\
              unstable.api.versions.enable=true\n\
-             {BROKER_LISTENER_PROPS}",
+             {COMMON_PROPS}",
             a = ADMIN.0,
             ap = ADMIN.1,
             b = ALICE.0,
             bp = ALICE.1,
             logs = dir.join("broker-data").display(),
         );
-        write(&dir.join("broker.properties"), &props)?;
-        let mut c = jvm(&dir.join("format-broker.log"), 256);
-        c.args(["kafka.tools.StorageTool", "format", "-t", CLUSTER_ID, "-c"])
-            .arg(dir.join("broker.properties"));
-        run_checked(
-            c,
-            "kafka.tools.StorageTool format",
-            &dir.join("format-broker.log"),
-        )?;
-        let child = jvm(&dir.join("broker.log"), 768)
-            .arg("kafka.Kafka")
-            .arg(dir.join("broker.properties"))
-            .stdout(Stdio::from(fs::File::create(dir.join("broker.out"))?))
-            .stderr(Stdio::from(fs::File::create(dir.join("broker.err"))?))
-            .spawn()?;
+        fs::write(dir.join("broker.properties"), &props)?;
+        format_storage(&dir, "broker", &[])?;
+        let child = spawn_node(&dir, "broker")?;
         let mut children = vec![self.controller_child.take().expect("controller")];
         children.push(child);
         let mut cluster = Cluster {

@@ -7,6 +7,8 @@ use base64::Engine;
 use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
 
+use crate::client::hex;
+
 type HmacSha256 = Hmac<Sha256>;
 
 /// One SCRAM-SHA-256 conversation.
@@ -105,8 +107,4 @@ impl ScramSha256 {
             None => Err("server-final before client-final".to_owned()),
         }
     }
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }
