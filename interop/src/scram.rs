@@ -38,11 +38,15 @@ impl ScramSha256 {
             .map(|d| d.as_nanos())
             .unwrap_or(0);
         let seed = format!("{t}-{}-{user}", std::process::id());
-        let nonce = hex(&Sha256::digest(seed.as_bytes())[..18]);
+        Self::with_nonce(user, password, &hex(&Sha256::digest(seed.as_bytes())[..18]))
+    }
+
+    /// A conversation with the given client nonce (printable ASCII without `,`).
+    pub fn with_nonce(user: &str, password: &str, nonce: &str) -> Self {
         ScramSha256 {
             password: password.to_owned(),
             client_first_bare: format!("n={},r={nonce}", escape(user)),
-            nonce,
+            nonce: nonce.to_owned(),
             server_signature: None,
         }
     }
@@ -106,5 +110,39 @@ impl ScramSha256 {
             Some(_) => Err("the server signature does not match".to_owned()),
             None => Err("server-final before client-final".to_owned()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ScramSha256;
+
+    /// The SCRAM-SHA-256 exchange of RFC 7677, section 3.
+    #[test]
+    fn rfc7677_exchange() {
+        let mut s = ScramSha256::with_nonce("user", "pencil", "rOprNGfwEbeRWgbNEkqO");
+        assert_eq!(s.client_first(), b"n,,n=user,r=rOprNGfwEbeRWgbNEkqO");
+        let server_first = b"r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,\
+            s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096";
+        let fin = s.client_final(server_first).expect("client-final");
+        assert_eq!(
+            String::from_utf8(fin).unwrap(),
+            "c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,\
+             p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ="
+        );
+        s.verify_server_final(b"v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=")
+            .expect("server signature");
+        assert!(s
+            .verify_server_final(b"v=7rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=")
+            .is_err());
+        assert!(s.verify_server_final(b"e=invalid-proof").is_err());
+    }
+
+    #[test]
+    fn a_nonce_the_server_did_not_extend_is_refused() {
+        let mut s = ScramSha256::with_nonce("user", "pencil", "abc");
+        assert!(s
+            .client_final(b"r=xyz,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096")
+            .is_err());
     }
 }
