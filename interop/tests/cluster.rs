@@ -257,6 +257,21 @@ impl Driver {
                 Ok(x) => x,
                 Err(e) => break Err(e.to_string()),
             };
+            // The broker's answer re-encodes to the bytes it sent.
+            let again = kafka_wire_messages::ResponseFrame {
+                header: x.header.clone(),
+                api_key: api,
+                version,
+                body: x.body.clone(),
+            }
+            .to_bytes();
+            if again.as_ref().ok() != Some(&x.response) {
+                break Err(format!(
+                    "the answer does not re-encode byte for byte: got {}, ours {:?}",
+                    kafka_wire_interop::client::hex(&x.response),
+                    again.map(|b| kafka_wire_interop::client::hex(&b))
+                ));
+            }
             let j = match response_to_json(&x.body, version) {
                 Ok(j) => j,
                 Err(e) => break Err(e),
