@@ -126,6 +126,12 @@ public final class KwireFlows {
             r.put("producers", a.describeProducers(List.of(tp)).all().get().get(tp).activeProducers().size());
             a.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(0))).all().get();
             a.deleteTopics(List.of(scratch)).all().get();
+            // A client-metrics subscription (KIP-714): the clients of the later flows push
+            // their metrics every second, to the telemetry receiver the broker runs.
+            ConfigResource cm = new ConfigResource(ConfigResource.Type.CLIENT_METRICS, "kwire-all");
+            a.incrementalAlterConfigs(Map.of(cm, List.of(
+                    new AlterConfigOp(new ConfigEntry("metrics", "*"), AlterConfigOp.OpType.SET),
+                    new AlterConfigOp(new ConfigEntry("interval.ms", "1000"), AlterConfigOp.OpType.SET)))).all().get();
             r.put("ok", true);
         }
     }
