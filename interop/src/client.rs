@@ -11,7 +11,11 @@ use std::time::Duration;
 
 use kafka_wire::frame::{self, DEFAULT_MAX_FRAME_SIZE};
 use kafka_wire::{ApiMessage, Bytes, DecodeError, RequestHeader, ResponseHeader, Str, Version};
-use kafka_wire_messages::{ApiVersionsRequest, ApiVersionsResponse};
+use kafka_wire_messages::{
+    ApiKey, ApiVersionsRequest, ApiVersionsResponse, RequestBody, RequestFrame, ResponseBody,
+    ResponseFrame, SaslAuthenticateRequest, SaslAuthenticateResponse, SaslHandshakeRequest,
+    SaslHandshakeResponse,
+};
 
 /// How long any single read or write may block.
 pub const IO_TIMEOUT: Duration = Duration::from_secs(10);
@@ -259,6 +263,138 @@ impl Connection {
         Ok(response)
     }
 
+    /// Sends a request of any API (`body` carries it) at `version` and decodes the answer
+    /// with the typed codec of that API: same checks as [`call`](Self::call).
+    pub fn call_any(
+        &mut self,
+        version: Version,
+        body: &RequestBody,
+    ) -> Result<Exchange<ResponseBody>, CallError> {
+        let api_key = body.api_key();
+        let correlation_id = self.next_correlation_id;
+        self.next_correlation_id += 1;
+        let request = RequestFrame::new(
+            correlation_id,
+            self.client_id.clone(),
+            version,
+            body.clone(),
+        )
+        .to_bytes()
+        .map_err(CallError::Encode)?;
+        io::Write::write_all(&mut self.stream, &request).map_err(CallError::Io)?;
+        self.log(true, request.clone());
+        let response = self.read_response(api_key.key(), version, correlation_id)?;
+        self.log(false, response.clone());
+        let decoded = ResponseFrame::decode(&response, api_key, version).map_err(|error| {
+            CallError::Decode {
+                api_key: api_key.key(),
+                version,
+                error,
+                frame: response.clone(),
+            }
+        })?;
+        if decoded.header.correlation_id != correlation_id {
+            return Err(CallError::CorrelationMismatch {
+                sent: correlation_id,
+                received: decoded.header.correlation_id,
+            });
+        }
+        Ok(Exchange {
+            correlation_id,
+            version,
+            header: decoded.header,
+            body: decoded.body,
+            request,
+            response,
+        })
+    }
+
+    /// SASL authentication (KIP-152: SaslHandshake, then SaslAuthenticate frames) with
+    /// `mechanism` at the versions the broker offers in `versions`: `PLAIN` (RFC 4616) or
+    /// `SCRAM-SHA-256` (RFC 5802, RFC 7677). Returns every exchange's error code and the
+    /// session lifetime the broker granted; a rejected login is an `Err` with its message.
+    pub fn authenticate(
+        &mut self,
+        versions: &ApiVersionsResponse,
+        mechanism: &str,
+        user: &str,
+        password: &str,
+    ) -> Result<Authenticated, AuthError> {
+        let hv = negotiate_key(
+            versions,
+            ApiKey::SaslHandshake.key(),
+            ApiKey::SaslHandshake.request_versions(),
+        )
+        .ok_or(AuthError::Refused(
+            "the broker offers no SaslHandshake version we have".into(),
+        ))?;
+        let av = negotiate_key(
+            versions,
+            ApiKey::SaslAuthenticate.key(),
+            ApiKey::SaslAuthenticate.request_versions(),
+        )
+        .ok_or(AuthError::Refused(
+            "the broker offers no SaslAuthenticate version we have".into(),
+        ))?;
+        let hs = self.call::<_, SaslHandshakeResponse>(
+            hv,
+            &SaslHandshakeRequest {
+                mechanism: Str::from(mechanism.to_owned()),
+            },
+        )?;
+        if hs.body.error_code != 0 {
+            return Err(AuthError::Refused(format!(
+                "SaslHandshake {mechanism}: error {} (the broker offers {:?})",
+                hs.body.error_code, hs.body.mechanisms
+            )));
+        }
+        let mut steps = Vec::new();
+        let mut step = |conn: &mut Self,
+                        bytes: Vec<u8>|
+         -> Result<Exchange<SaslAuthenticateResponse>, AuthError> {
+            let x = conn.call::<_, SaslAuthenticateResponse>(
+                av,
+                &SaslAuthenticateRequest {
+                    auth_bytes: Bytes::from(bytes),
+                    ..Default::default()
+                },
+            )?;
+            if x.body.error_code != 0 {
+                return Err(AuthError::Refused(format!(
+                    "SaslAuthenticate {mechanism}: error {}: {:?}",
+                    x.body.error_code, x.body.error_message
+                )));
+            }
+            steps.push(x.body.error_code);
+            Ok(x)
+        };
+        let last = match mechanism {
+            "PLAIN" => step(self, format!("\0{user}\0{password}").into_bytes())?,
+            "SCRAM-SHA-256" => {
+                let mut scram = crate::scram::ScramSha256::new(user, password);
+                let first = step(self, scram.client_first())?;
+                let fin = scram
+                    .client_final(&first.body.auth_bytes)
+                    .map_err(AuthError::Refused)?;
+                let last = step(self, fin)?;
+                scram
+                    .verify_server_final(&last.body.auth_bytes)
+                    .map_err(AuthError::Refused)?;
+                last
+            }
+            other => {
+                return Err(AuthError::Refused(format!(
+                    "mechanism {other} not implemented here"
+                )))
+            }
+        };
+        Ok(Authenticated {
+            handshake_version: hv,
+            authenticate_version: av,
+            session_lifetime_ms: last.body.session_lifetime_ms,
+        })
+    }
+
     fn read_response(
         &mut self,
         api_key: i16,
@@ -384,4 +520,78 @@ pub fn negotiate_key(
     let max = theirs.max_version.min(ours.max()?);
     let min = theirs.min_version.max(ours.min()?);
     (min <= max).then_some(max)
+}
+
+/// What [`Connection::authenticate`] established.
+#[derive(Debug, Clone, Copy)]
+pub struct Authenticated {
+    /// SaslHandshake version used.
+    pub handshake_version: Version,
+    /// SaslAuthenticate version used.
+    pub authenticate_version: Version,
+    /// The session lifetime the broker granted (0: none).
+    pub session_lifetime_ms: i64,
+}
+
+/// Why [`Connection::authenticate`] failed.
+#[derive(Debug)]
+pub enum AuthError {
+    /// An exchange failed.
+    Call(CallError),
+    /// The broker refused (or the server's SCRAM proof was wrong): what happened.
+    Refused(String),
+}
+
+impl From<CallError> for AuthError {
+    fn from(e: CallError) -> Self {
+        AuthError::Call(e)
+    }
+}
+
+impl fmt::Display for AuthError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AuthError::Call(e) => write!(f, "{e}"),
+            AuthError::Refused(m) => write!(f, "authentication refused: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for AuthError {}
+
+/// A request body of `api` at `version` from Kafka-style JSON ([`kafka_wire::json`]: field
+/// names in lowerCamelCase, missing fields at their defaults), as the typed body of that API:
+/// the JSON is checked against the API's schema at `version` and read by the typed codec.
+pub fn request_from_json(
+    api: ApiKey,
+    version: Version,
+    json: &serde_json::Value,
+) -> Result<RequestBody, String> {
+    let v = kafka_wire::json::struct_from_json(api.request_meta(), json, version)
+        .map_err(|e| format!("{} v{version} request JSON: {e}", api.name()))?;
+    let bytes = Bytes::from(
+        kafka_wire::dynamic::encode(&v, version)
+            .map_err(|e| format!("{} v{version}: {e}", api.name()))?,
+    );
+    let mut r = kafka_wire::Reader::new(&bytes);
+    let body = RequestBody::decode(api, version, &mut r)
+        .map_err(|e| format!("{} v{version}: {e}", api.name()))?;
+    if r.remaining() != 0 {
+        return Err(format!("{} v{version}: bytes left over", api.name()));
+    }
+    Ok(body)
+}
+
+/// A response body as Kafka-style JSON at `version` (the fields that version has).
+pub fn response_to_json(
+    body: &ResponseBody,
+    version: Version,
+) -> Result<serde_json::Value, String> {
+    let bytes = Bytes::from(
+        body.to_vec(version)
+            .map_err(|e| format!("{:?} v{version}: {e}", body.api_key()))?,
+    );
+    let v = kafka_wire::dynamic::decode(body.meta(), &bytes, version)
+        .map_err(|e| format!("{:?} v{version}: {e}", body.api_key()))?;
+    Ok(kafka_wire::json::struct_to_json(&v, version))
 }

@@ -9,4 +9,6 @@
 #![warn(missing_docs)]
 
 pub mod client;
+pub mod cluster;
 pub mod pcap;
+pub mod scram;
