@@ -50,7 +50,7 @@ where
     });
     // The same vector for both libraries: a large copy's speed depends on where its
     // destination lies, and with a vector each, Produce's encode ratio followed which
-    // library drew the slower address (0.77x one way, 1.5x swapped; see BENCHMARKS.md).
+    // library drew the slower address (0.77x one way, 1.5x swapped; git log -p BENCHMARKS.md).
     g.bench_function("encode/kafka-protocol", |b| {
         b.iter(|| {
             buf.clear();
@@ -59,7 +59,7 @@ where
         })
     });
     // The vectored encode where there are long `bytes`/`records` values to reference (a
-    // different operation: the output is segments, not one buffer; see BENCHMARKS.md).
+    // different operation: the output is segments, not one buffer).
     if name.starts_with("produce") {
         let mut out = kafka_wire::Vectored::new();
         pair.ours.encode_vectored(&mut out, v).unwrap();

@@ -7,8 +7,7 @@
 //! for the TxnOffsetCommit inputs of 1 KB or more `floor`, the hand-written copy floor, lib
 //! ignored; for TxnOffsetCommit v2 1000x1, v5 1x5000 and Produce `decode_floor` (ours: the
 //! hand-written decode floor, theirs: their decode) and for v2 `decode_floor_into` (ours:
-//! the floor decoding into one value that keeps its vectors, theirs: their decode) and
-//! `decode_floor_inline` (ours: the floor with one partition inline in each topic).
+//! the floor decoding into one value that keeps its vectors, theirs: their decode).
 //! With `PROFILE_LEAST=1` in the environment, every pass is timed and the least and median
 //! wall-clock times are printed: `PROFILE_LEAST=1 taskset -c 1 target/release/examples/profile
 //! txn_offset_commit_v5_100x100 size ours 20000`.
@@ -271,25 +270,6 @@ fn decode_floor(case: &str, op: &str, lib: &str, n: usize) {
                     _ => txn_offset_commit_v2_decode_floor_into(black_box(&bytes), &mut m).unwrap(),
                 }
                 black_box(&mut m);
-            }
-        }
-        ("txn_offset_commit_v2_1000x1_long_names", "decode_floor_inline") => {
-            let pair = txn_offset_commit_v2_long_names();
-            let bytes = check_identical("decode_floor_inline", &pair);
-            let topics = txn_offset_commit_v2_decode_floor_inline(&bytes).unwrap();
-            assert!(topics.len() == pair.ours.topics.len());
-            for (t, o) in topics.iter().zip(&pair.ours.topics) {
-                assert!(
-                    t.name == o.name && t.partitions == InlineOne::One(o.partitions[0].clone())
-                );
-            }
-            for _ in 0..n {
-                match lib {
-                    "theirs" => theirs_decode::<Theirs>(&bytes, pair.version),
-                    _ => drop(black_box(
-                        txn_offset_commit_v2_decode_floor_inline(black_box(&bytes)).unwrap(),
-                    )),
-                }
             }
         }
         ("txn_offset_commit_v5_1x5000_meta_200", "decode_floor") => go(

@@ -13,14 +13,6 @@
 #
 #     bash benches/scripts/compile_time.sh --areas [scratch dir]
 #
-# With --llvm first, it builds each crate once in release with rustc's self-profile of LLVM
-# (nightly flags through RUSTC_BOOTSTRAP=1; the profile slows a build by about a third) and
-# prints, for each, where LLVM's time went: by pass, and by kind of function (decode, encode,
-# size, drop glue), summed by the `benches/llvm-time` tool. Compare the two crates' tables
-# with each other, not with a plain build's time.
-#
-#     bash benches/scripts/compile_time.sh --llvm [scratch dir]
-#
 # Both crates are dependencies of one scratch package (default: $TMPDIR/kafkawire-compile-time,
 # kept between runs so their dependencies are built once), with cargo's default dev and
 # release profiles and the workspace's Cargo.lock. Dependencies are built first; then each
@@ -37,12 +29,8 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 areas_mode=
-llvm_mode=
 if [ "${1:-}" = --areas ]; then
     areas_mode=1
-    shift
-elif [ "${1:-}" = --llvm ]; then
-    llvm_mode=1
     shift
 fi
 profiles=${PROFILES:-dev release}
@@ -87,7 +75,7 @@ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 echo "rustc: $(rustc --version)"
 echo "kafka-wire: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo "not a git checkout")"
 
-[ -n "$llvm_mode" ] || echo "runs per build: $runs (medians below)"
+echo "runs per build: $runs (medians below)"
 
 # One timed clean build of crate $1 in profile $2: "wall cpu".
 timed() {
@@ -114,27 +102,6 @@ repeated() {
     done
     printf '%.1f %.1f\n' "$(median "${ws[@]}")" "$(median "${cs[@]}")"
 }
-
-if [ -n "$llvm_mode" ]; then
-    echo "building the llvm-time tool and the dependencies (release)..." >&2
-    CARGO_TARGET_DIR="$dir/llvm-time-target" cargo build -q --release \
-        --manifest-path "$root/benches/llvm-time/Cargo.toml"
-    cargo build -q --release
-    for crate in kafkawire-messages kafka-protocol; do
-        out="$dir/self-profile/$crate"
-        rm -rf "$out"
-        mkdir -p "$out"
-        cargo clean -q -p "$crate" --release
-        echo "profiling a release build of $crate..." >&2
-        RUSTC_BOOTSTRAP=1 cargo rustc -q --release -p "$crate" --lib -- \
-            -Zself-profile="$out" -Zself-profile-events=default,llvm
-        echo
-        echo "$crate (release, one build under the profiler):"
-        echo
-        "$dir/llvm-time-target/release/llvm-time" "$out"/*.mm_profdata
-    done
-    exit 0
-fi
 
 if [ -n "$areas_mode" ]; then
     # Ours: no area, each area alone, all; theirs: client alone, then everything.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints the criterion medians of both profiles as the Markdown table of BENCHMARKS.md.
+"""Prints the criterion medians of both profiles side by side as a Markdown table.
 
 Run after benches/scripts/run.sh (which saves the baselines `release` and `bench-lto`):
 python3 benches/scripts/table.py

@@ -621,7 +621,7 @@ mod tests {
     }
 
     #[test]
-    #[should_panic]
+    #[should_panic(expected = "out of range for slice of length 3")]
     fn from_input_out_of_range_panics() {
         let _ = Str::from_input(&Bytes::from_static(b"abc"), 1..4);
     }

@@ -15,7 +15,6 @@ const FUSED: &str = "kafka-wire/src/records/fused.rs";
 /// Test and benchmark harness files whose counting allocators implement `GlobalAlloc` (an
 /// `unsafe impl` that forwards to `System`). They may hold `unsafe`, not an `unsafe_code` allow.
 const ALLOCATORS: &[&str] = &[
-    "benches/examples/allocs.rs",
     "benches/tests/alloc.rs",
     "fuzz/src/lib.rs",
     "kafka-wire/tests/connections.rs",

@@ -14,7 +14,9 @@
 //!
 //! Where the two disagree, who matches Kafka's Java code was checked and the case is listed
 //! in [`DIVERGENCES`] with the reason; a listed case must still disagree (so the list cannot go
-//! stale), every other case must agree.
+//! stale), every other case must agree. Every message version is checked whatever fails
+//! before it (a panic in either codec counts as a failure of that version), and the test ends
+//! with every failing API and version and each distinct error, not the first.
 
 use bytes::{Buf, Bytes, BytesMut};
 use kafka_protocol::messages::*;
@@ -323,13 +325,71 @@ fn first_difference(a: &[u8], b: &[u8]) -> usize {
         .unwrap_or(a.len().min(b.len()))
 }
 
+thread_local! {
+    /// Where the last panic on this thread happened, recorded by [`quiet_panics`]' hook.
+    static PANIC_AT: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with a panic hook that records the location instead of printing a backtrace
+/// for every failing case; the previous hook is restored afterwards.
+fn quiet_panics<R>(f: impl FnOnce() -> R) -> R {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|info| {
+        let at = info.location().map(|l| l.to_string());
+        PANIC_AT.with(|p| *p.borrow_mut() = at);
+    }));
+    let result = f();
+    std::panic::set_hook(previous);
+    result
+}
+
+/// Runs one check, turning a panic (in either codec or in the generator) into an error, so
+/// that one case's panic does not hide every case after it.
+fn checked(check: impl FnOnce() -> Result<(), String>) -> Result<(), String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(check)).unwrap_or_else(|payload| {
+        let msg = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a non-string payload".into());
+        let at = PANIC_AT
+            .with(|p| p.borrow_mut().take())
+            .unwrap_or_else(|| "an unknown place".into());
+        Err(format!("panicked at {at}: {msg}"))
+    })
+}
+
+/// Every distinct error of one message version, each with the checks that produced it
+/// (`defaults`, `seed 0`, ...), in the order first seen.
+fn case_errors(case: Case, kp: KpApiKey) -> Vec<String> {
+    let mut errors: Vec<(String, Vec<String>)> = Vec::new();
+    let mut record = |check: String, result: Result<(), String>| {
+        if let Err(e) = result {
+            match errors.iter_mut().find(|(seen, _)| *seen == e) {
+                Some((_, checks)) => checks.push(check),
+                None => errors.push((e, vec![check])),
+            }
+        }
+    };
+    record("defaults".into(), checked(|| defaults(case, kp)));
+    for seed in 0..SEEDS {
+        record(
+            format!("seed {seed}"),
+            checked(|| generated(case, kp, seed)),
+        );
+    }
+    errors
+        .into_iter()
+        .map(|(e, checks)| format!("{}: {e}", checks.join(", ")))
+        .collect()
+}
+
 #[test]
 fn differential_against_kafka_protocol() {
-    let mut frames = 0;
-    let mut default_bodies = 0;
     let mut compared = Vec::new();
     let mut skipped = Vec::new();
-    let mut failures = Vec::new();
+    // Every failing message version with all its distinct errors; nothing stops at the first.
+    let mut failures: Vec<(Case, Vec<String>)> = Vec::new();
     let mut expected = Vec::new();
     for case in all_cases() {
         let Some(kp) = kp_api(case) else {
@@ -337,28 +397,30 @@ fn differential_against_kafka_protocol() {
             continue;
         };
         compared.push(case);
-        let mut first_err = defaults(case, kp).err();
-        default_bodies += 1;
-        for seed in 0..SEEDS {
-            frames += 1;
-            if let Err(e) = generated(case, kp, seed) {
-                first_err.get_or_insert(format!("seed {seed}: {e}"));
-            }
-        }
-        match (divergence(case), first_err) {
-            (None, None) => {}
-            (None, Some(e)) => failures.push(format!("{case}: {e}")),
-            (Some(d), Some(e)) => expected.push(format!("{case}: {e} (known: {})", d.reason)),
-            (Some(d), None) => failures.push(format!(
-                "{case} agrees now: remove it from DIVERGENCES ({})",
+        let errors = quiet_panics(|| case_errors(case, kp));
+        match (divergence(case), errors.is_empty()) {
+            (None, true) => {}
+            (None, false) => failures.push((case, errors)),
+            (Some(d), false) => expected.push(format!(
+                "{case}: {} (known: {})",
+                errors.join("; "),
                 d.reason
+            )),
+            (Some(d), true) => failures.push((
+                case,
+                vec![format!(
+                    "agrees now: remove it from DIVERGENCES ({})",
+                    d.reason
+                )],
             )),
         }
     }
     let apis: std::collections::BTreeSet<_> = compared.iter().map(|c| c.api).collect();
     println!(
-        "kafka-protocol: {} APIs, {} message versions, {frames} generated frames and {default_bodies} default bodies compared",
+        "kafka-protocol: {} APIs, {} message versions, {} generated frames and {} default bodies compared",
         apis.len(),
+        compared.len(),
+        compared.len() as u64 * SEEDS,
         compared.len()
     );
     println!(
@@ -369,10 +431,20 @@ fn differential_against_kafka_protocol() {
     for e in &expected {
         println!("known divergence: {e}");
     }
+    let failing_apis: std::collections::BTreeSet<String> = failures
+        .iter()
+        .map(|(c, _)| format!("{:?}", c.api))
+        .collect();
+    let report: Vec<String> = failures
+        .iter()
+        .flat_map(|(case, errors)| errors.iter().map(move |e| format!("{case}: {e}")))
+        .collect();
     assert!(
         failures.is_empty(),
-        "{} disagreements:\n{}",
+        "{} message versions of {} APIs disagree ({}):\n{}",
         failures.len(),
-        failures.join("\n")
+        failing_apis.len(),
+        failing_apis.into_iter().collect::<Vec<_>>().join(", "),
+        report.join("\n")
     );
 }

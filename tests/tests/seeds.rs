@@ -297,12 +297,32 @@ const ISGS_RESP_TREE: Tree = &[
     ("tagged_fields", 0x24, 1),
 ];
 
-/// The page's tree with the header's nodes spliced in after the frame's.
-fn full_tree(tree: Tree, header: Tree) -> Vec<(String, usize, usize)> {
+/// The page's tree with the header's nodes spliced in after the frame's: the expected layout
+/// of `frame`, the transcribed bytes. The transcription is checked on the way (every leaf
+/// covers bytes, the leaves tile the frame with no gap or overlap, the size prefix counts the
+/// rest), so that a typo in a tree fails as such rather than as a product mismatch.
+fn full_tree(tree: Tree, header: Tree, frame: &[u8]) -> Vec<(String, usize, usize)> {
     let own = |n: &(&str, usize, usize)| (n.0.to_owned(), n.1, n.2);
     let mut out: Vec<_> = tree[..3].iter().map(own).collect();
     out.extend(header.iter().map(own));
     out.extend(tree[3..].iter().map(own));
+    let mut pos = 0;
+    for (i, (name, off, size)) in out.iter().enumerate() {
+        // A group's first child starts where the group does; a leaf has no child.
+        let is_leaf = out.get(i + 1).is_none_or(|next| next.1 != *off);
+        if is_leaf {
+            assert_eq!(*off, pos, "transcribed tree {}: {name}", tree[0].0);
+            assert!(*size > 0, "transcribed tree {}: {name} is empty", tree[0].0);
+            pos += size;
+        }
+    }
+    assert_eq!(pos, frame.len(), "transcribed tree {}", tree[0].0);
+    assert_eq!(
+        i32::from_be_bytes(frame[..4].try_into().unwrap()) as usize,
+        frame.len() - 4,
+        "transcribed frame of {}: size prefix",
+        tree[0].0
+    );
     out
 }
 
@@ -598,7 +618,7 @@ fn add_partitions_to_txn_tree_offsets() {
             });
         },
     );
-    assert_eq!(l.nodes, full_tree(APT_REQ_TREE, REQ_HEADER_V2));
+    assert_eq!(l.nodes, full_tree(APT_REQ_TREE, REQ_HEADER_V2, APT_REQ));
     assert_eq!(l.pos, f.to_vec().unwrap().len());
 
     let f = resp_frame(5, apt_response());
@@ -633,7 +653,7 @@ fn add_partitions_to_txn_tree_offsets() {
             });
         },
     );
-    assert_eq!(l.nodes, full_tree(APT_RESP_TREE, RESP_HEADER_V1));
+    assert_eq!(l.nodes, full_tree(APT_RESP_TREE, RESP_HEADER_V1, APT_RESP));
     assert_eq!(l.pos, f.to_vec().unwrap().len());
 }
 
@@ -674,7 +694,7 @@ fn txn_offset_commit_tree_offsets() {
             });
         },
     );
-    assert_eq!(l.nodes, full_tree(TOC_REQ_TREE, REQ_HEADER_V2));
+    assert_eq!(l.nodes, full_tree(TOC_REQ_TREE, REQ_HEADER_V2, TOC_REQ));
     assert_eq!(l.pos, f.to_vec().unwrap().len());
 
     let f = resp_frame(5, toc_response());
@@ -703,7 +723,7 @@ fn txn_offset_commit_tree_offsets() {
             });
         },
     );
-    assert_eq!(l.nodes, full_tree(TOC_RESP_TREE, RESP_HEADER_V1));
+    assert_eq!(l.nodes, full_tree(TOC_RESP_TREE, RESP_HEADER_V1, TOC_RESP));
     assert_eq!(l.pos, f.to_vec().unwrap().len());
 }
 
@@ -736,7 +756,7 @@ fn initialize_share_group_state_tree_offsets() {
             });
         },
     );
-    assert_eq!(l.nodes, full_tree(ISGS_REQ_TREE, REQ_HEADER_V2));
+    assert_eq!(l.nodes, full_tree(ISGS_REQ_TREE, REQ_HEADER_V2, ISGS_REQ));
     assert_eq!(l.pos, f.to_vec().unwrap().len());
 
     let f = resp_frame(0, isgs_response());
@@ -765,39 +785,11 @@ fn initialize_share_group_state_tree_offsets() {
             });
         },
     );
-    assert_eq!(l.nodes, full_tree(ISGS_RESP_TREE, RESP_HEADER_V1));
+    assert_eq!(
+        l.nodes,
+        full_tree(ISGS_RESP_TREE, RESP_HEADER_V1, ISGS_RESP)
+    );
     assert_eq!(l.pos, f.to_vec().unwrap().len());
-}
-
-/// Every leaf of every tree covers exactly the transcribed bytes, and the leaves tile the
-/// frame with no gap or overlap (a check of the transcription itself).
-#[test]
-fn trees_tile_the_frames() {
-    for (tree, header, bytes) in [
-        (APT_REQ_TREE, REQ_HEADER_V2, APT_REQ),
-        (APT_RESP_TREE, RESP_HEADER_V1, APT_RESP),
-        (TOC_REQ_TREE, REQ_HEADER_V2, TOC_REQ),
-        (TOC_RESP_TREE, RESP_HEADER_V1, TOC_RESP),
-        (ISGS_REQ_TREE, REQ_HEADER_V2, ISGS_REQ),
-        (ISGS_RESP_TREE, RESP_HEADER_V1, ISGS_RESP),
-    ] {
-        let nodes = full_tree(tree, header);
-        let mut pos = 0;
-        for (i, (name, off, size)) in nodes.iter().enumerate() {
-            // A group's first child starts where the group does; a leaf has no child.
-            let is_leaf = nodes.get(i + 1).is_none_or(|next| next.1 != *off);
-            if is_leaf {
-                assert_eq!(*off, pos, "{name} in {}", tree[0].0);
-                assert!(*size > 0);
-                pos += size;
-            }
-        }
-        assert_eq!(pos, bytes.len(), "{}", tree[0].0);
-        assert_eq!(
-            i32::from_be_bytes(bytes[..4].try_into().unwrap()) as usize,
-            bytes.len() - 4
-        );
-    }
 }
 
 // ---- whole-frame dispatch --------------------------------------------------------------------
