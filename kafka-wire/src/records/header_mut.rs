@@ -3,7 +3,7 @@
 //! decoding or re-encoding the records.
 
 use super::error::{RecordsError, RecordsErrorKind as K};
-use super::{fused, BatchHeader, TimestampType, LOG_OVERHEAD, RECORD_BATCH_OVERHEAD};
+use super::{crc32c, BatchHeader, TimestampType, LOG_OVERHEAD, RECORD_BATCH_OVERHEAD};
 
 /// Where the magic-2 header fields are, and where the CRC starts covering.
 const BASE_OFFSET: usize = 0;
@@ -161,13 +161,13 @@ impl<'a> BatchHeaderMut<'a> {
 
     /// Recomputes the stored CRC-32C over bytes 21.. (after changing bytes the CRC covers).
     pub fn update_crc(&mut self) {
-        let crc = fused::crc32c(&self.batch[ATTRIBUTES..]);
+        let crc = crc32c(&self.batch[ATTRIBUTES..]);
         self.batch[CRC..CRC + 4].copy_from_slice(&crc.to_be_bytes());
     }
 
     /// Whether the stored CRC matches the bytes.
     pub fn crc_is_valid(&self) -> bool {
-        fused::crc32c(&self.batch[ATTRIBUTES..]) == u32::from_be_bytes(get(self.batch, CRC))
+        crc32c(&self.batch[ATTRIBUTES..]) == u32::from_be_bytes(get(self.batch, CRC))
     }
 }
 
