@@ -28,6 +28,8 @@ fn proxy(rt: &tokio::runtime::Runtime, upstream: &str, reencode: bool) -> Proxy 
     let mut cfg = Config::new("127.0.0.1:0".parse().expect("addr"), upstream);
     cfg.verify = true;
     cfg.reencode = reencode;
+    // Every record of every batch read (decompressed, CRCs checked), not only counted.
+    cfg.check_records = true;
     rt.block_on(Proxy::start(cfg, Box::new(std::io::sink())))
         .expect("start proxy")
 }

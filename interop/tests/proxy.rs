@@ -255,6 +255,8 @@ fn run(reencode: bool) -> Summary {
     let mut cfg = Config::new("127.0.0.1:0".parse().expect("addr"), upstream);
     cfg.verify = true;
     cfg.reencode = reencode;
+    // Every record of every batch read (decompressed, CRCs checked), not only counted.
+    cfg.check_records = true;
     // KWIRE_PROXY_LOG=FILE keeps the per-frame JSON lines of the run (for the README).
     let sink: kwire::proxy::Sink = match std::env::var_os("KWIRE_PROXY_LOG") {
         Some(path) => {

@@ -15,6 +15,15 @@ pub use core::result::Result::Ok;
 
 /// The metadata of derived struct `T`, as the `fn` of its [`KafkaType::Struct`]: one generic
 /// fn item, where a closure per struct (`|| META`) also compiled its `FnOnce` shim.
+/// A frame appended to `out` with long values referenced (what `apis!` frames'
+/// `encode_vectored` calls): a size prefix, then what `contents` writes into the head.
+pub fn append_vectored_frame(
+    out: &mut crate::Vectored,
+    contents: &mut dyn FnMut(&mut Vec<u8>) -> Result<(), EncodeError>,
+) -> Result<(), EncodeError> {
+    out.append_frame(contents)
+}
+
 pub fn meta_of<T: KafkaMessage>() -> &'static StructMeta {
     T::META
 }

@@ -111,6 +111,14 @@ struct ProxyArgs {
     /// timestamp) or `summary` (one short line).
     #[arg(long, value_enum)]
     log: Option<LogArg>,
+    /// With --log json: every record of every batch in the documents (default: a summary of
+    /// each record set, counted from the batch headers).
+    #[arg(long)]
+    log_records: bool,
+    /// Read every record of every batch (decompressing, checking CRCs) and report those that
+    /// fail (default: batches and records counted from the batch headers).
+    #[arg(long)]
+    check_records: bool,
     /// Stop after this many seconds.
     #[arg(long)]
     duration: Option<f64>,
@@ -889,6 +897,8 @@ fn proxy(args: ProxyArgs) -> Result<(), Failure> {
     cfg.advertise = args.advertise;
     cfg.verify = args.verify || args.reencode;
     cfg.reencode = args.reencode;
+    cfg.check_records = args.check_records;
+    cfg.log_records = args.log_records;
     cfg.log = match args.log {
         None => LogFormat::None,
         Some(LogArg::Json) => LogFormat::Json,
@@ -940,6 +950,12 @@ fn proxy(args: ProxyArgs) -> Result<(), Failure> {
     }
     for e in &summary.connection_errors {
         outln!("connection: {e}");
+    }
+    if summary.log_dropped > 0 {
+        outln!(
+            "log: {} frame line(s) dropped (the output fell behind)",
+            summary.log_dropped
+        );
     }
     Ok(())
 }

@@ -20,21 +20,25 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use futures_util::{SinkExt, StreamExt};
+use futures_util::StreamExt;
 use kafka_wire::codec::{CodecError, FrameCodec};
 use kafka_wire::correlation::CorrelationTracker;
 use kafka_wire::dynamic::{self, BodySpec};
 use kafka_wire::frame::{self, DecodeOptions, RequestPeek};
-use kafka_wire::json::frame_to_json;
-use kafka_wire::{Bytes, DecodeLimits, EncodeError, Reader, Records, Str, Version};
+use kafka_wire::records::{Batches, ReadOptions};
+use kafka_wire::{
+    ApiKind, Bytes, DecodeLimits, EncodeError, Reader, Records, Str, Vectored, Version,
+};
 use kafka_wire_messages::{known, AnyRequest, AnyResponse, ApiKey, ResponseBody};
-use serde_json::{json, Map, Value as Json};
+use serde_json::Value as Json;
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
-use tokio_util::codec::{FramedRead, FramedWrite};
+use tokio_util::codec::FramedRead;
 
 mod apis;
 
@@ -68,6 +72,12 @@ pub struct Config {
     pub reencode: bool,
     /// Per-frame output.
     pub log: LogFormat,
+    /// Read every record of every batch (decompressing, checking CRCs) and report those that
+    /// fail; otherwise batches and records are counted from the batch headers alone.
+    pub check_records: bool,
+    /// Write every record into `--log json` documents (otherwise each record set is a
+    /// summary: batches, records, bytes).
+    pub log_records: bool,
     /// The largest frame accepted in either direction.
     pub max_frame_size: usize,
 }
@@ -82,6 +92,8 @@ impl Config {
             verify: false,
             reencode: false,
             log: LogFormat::None,
+            check_records: false,
+            log_records: false,
             max_frame_size: kafka_wire::frame::DEFAULT_MAX_FRAME_SIZE,
         }
     }
@@ -171,6 +183,8 @@ pub struct Summary {
     pub connections: u64,
     /// Connection-level failures (upstream unreachable, bad framing, unmatched responses).
     pub connection_errors: Vec<String>,
+    /// Per-frame log lines dropped because the writer fell behind (its queue was full).
+    pub log_dropped: u64,
 }
 
 const KEEP: usize = 100;
@@ -291,7 +305,10 @@ struct Shared {
     /// A plain lock: it is taken from the blocking pool, where frames are decoded.
     brokers: Mutex<HashMap<(String, i32), SocketAddr>>,
     next_connection: AtomicU64,
-    sink: Mutex<Sink>,
+    /// Per-frame lines to the writer thread (`None` once stopped, or with no per-frame log).
+    log: Mutex<Option<SyncSender<Vec<u8>>>>,
+    /// The writer thread, joined on stop so that every line sent is written.
+    writer: Mutex<Option<std::thread::JoinHandle<()>>>,
     tasks: Mutex<Vec<JoinHandle<()>>>,
     /// This state's own Arc, for the listeners opened from inside a connection.
     me: Weak<Shared>,
@@ -322,6 +339,16 @@ impl Proxy {
             }
         });
         let upstream = cfg.upstream.clone();
+        let (log, writer) = match cfg.log {
+            LogFormat::None => (None, None),
+            _ => {
+                let (tx, rx) = sync_channel::<Vec<u8>>(LOG_QUEUE);
+                (
+                    Some(tx),
+                    Some(std::thread::spawn(move || write_lines(rx, sink))),
+                )
+            }
+        };
         let shared = Arc::new_cyclic(|me| Shared {
             me: me.clone(),
             cfg,
@@ -329,7 +356,8 @@ impl Proxy {
             summary: Mutex::new(Summary::default()),
             brokers: Mutex::new(HashMap::new()),
             next_connection: AtomicU64::new(1),
-            sink: Mutex::new(sink),
+            log: Mutex::new(log),
+            writer: Mutex::new(writer),
             tasks: Mutex::new(Vec::new()),
         });
         // The bootstrap address maps to this listener too, so a broker advertising the address
@@ -356,9 +384,43 @@ impl Proxy {
         for t in lock(&self.shared.tasks).drain(..) {
             t.abort();
         }
-        let _ = lock(&self.shared.sink).flush();
+        // Closing the queue ends the writer once it has written what was queued.
+        drop(lock(&self.shared.log).take());
+        if let Some(w) = lock(&self.shared.writer).take() {
+            let _ = w.join();
+        }
         self.summary()
     }
+}
+
+/// Frames up to this size are decoded on the I/O task itself (unless records are checked):
+/// at a few nanoseconds per byte that is well under a millisecond, less than the hand-off
+/// to the blocking pool costs a small frame.
+const INLINE_MAX: usize = 64 * 1024;
+
+/// Lines queued for the log's writer thread at most; past that, lines are dropped (and
+/// counted in the summary) rather than slowing the traffic down.
+const LOG_QUEUE: usize = 4096;
+
+/// The log's writer thread: every line, buffered, flushed whenever the queue is empty.
+fn write_lines(rx: Receiver<Vec<u8>>, sink: Sink) {
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, sink);
+    while let Ok(line) = rx.recv() {
+        if w.write_all(&line).is_err() {
+            return;
+        }
+        let mut next = rx.try_recv();
+        while let Ok(line) = next {
+            if w.write_all(&line).is_err() {
+                return;
+            }
+            next = rx.try_recv();
+        }
+        if w.flush().is_err() {
+            return;
+        }
+    }
+    let _ = w.flush();
 }
 
 fn split_host_port(addr: &str) -> Option<(&str, i32)> {
@@ -386,14 +448,35 @@ struct RecordCounts {
     errors: Vec<String>,
 }
 
-/// Parses every batch of every record set (decompressing as needed, checking CRCs) and every
-/// record in them. A Fetch response may end a partition's records with a partial batch; that
-/// is not an error (the reader stops there, as Kafka's does).
-fn count_records<'a>(sets: impl IntoIterator<Item = &'a Records>) -> RecordCounts {
+/// Counts the batches and records of every record set. With `check`, parses every batch and
+/// every record in them (decompressing as needed, checking CRCs) and keeps why any failed;
+/// otherwise takes each batch's record count from its header, decompressing nothing (a
+/// compressed legacy message, whose count only its inner messages give, is read). A Fetch
+/// response may end a partition's records with a partial batch; that is not an error (the
+/// reader stops there, as Kafka's does).
+fn count_records<'a>(sets: impl IntoIterator<Item = &'a Records>, check: bool) -> RecordCounts {
     let mut c = RecordCounts::default();
+    let opts = ReadOptions {
+        verify_crc: check,
+        ..ReadOptions::default()
+    };
     for set in sets {
-        for batch in set.batches() {
-            match batch.and_then(|b| b.records()) {
+        for batch in set.batches_with(opts) {
+            let batch = match batch {
+                Ok(b) => b,
+                Err(e) => {
+                    c.errors.push(e.to_string());
+                    continue;
+                }
+            };
+            if !check {
+                if let Some(n) = batch.record_count() {
+                    c.batches += 1;
+                    c.records += n as u64;
+                    continue;
+                }
+            }
+            match batch.records() {
                 Ok(records) => {
                     c.batches += 1;
                     for r in &records {
@@ -408,6 +491,26 @@ fn count_records<'a>(sets: impl IntoIterator<Item = &'a Records>) -> RecordCount
         }
     }
     c
+}
+
+/// Whether `v` stands for exactly `original`'s bytes. A referenced value that is a slice of
+/// `original` at its own position (a record set decoded from the frame and encoded again) is
+/// equal without being read.
+fn same_bytes(v: &Vectored, original: &[u8]) -> bool {
+    if v.len() != original.len() {
+        return false;
+    }
+    let mut at = 0;
+    for seg in v.segments() {
+        let Some(o) = original.get(at..at + seg.len()) else {
+            return false;
+        };
+        if o.as_ptr() != seg.as_ptr() && o != seg {
+            return false;
+        }
+        at += seg.len();
+    }
+    at == original.len()
 }
 
 /// `frame` (a whole frame) with `tail` appended and its size prefix grown to match.
@@ -466,23 +569,22 @@ impl Shared {
         let _ = client.set_nodelay(true);
         let _ = server.set_nodelay(true);
         let codec = FrameCodec::with_max_frame_size(self.cfg.max_frame_size);
-        let (client_rx, client_tx) = client.into_split();
-        let (server_rx, server_tx) = server.into_split();
+        let (client_rx, mut to_client) = client.into_split();
+        let (server_rx, mut to_server) = server.into_split();
         let mut from_client = FramedRead::new(client_rx, codec);
-        let mut to_client = FramedWrite::new(client_tx, codec);
         let mut from_server = FramedRead::new(server_rx, codec);
-        let mut to_server = FramedWrite::new(server_tx, codec);
         let tracker = Arc::new(Mutex::new(CorrelationTracker::new()));
 
         let requests = async {
             while let Some(frame) = from_client.next().await {
                 let (me, tracker) = (Arc::clone(&self), Arc::clone(&tracker));
                 let work = move |f| me.on_request(id, &tracker, f);
+                // Written as it is (the bytes received, or ours), not copied into a buffer.
                 let out = self.off_io(id, frame?, work).await;
-                to_server.send(out).await?;
+                to_server.write_all(&out).await?;
             }
             // The client is done sending: pass the half-close on, and let the answers drain.
-            to_server.close().await?;
+            to_server.shutdown().await?;
             Ok::<(), CodecError>(())
         };
         let responses = async {
@@ -490,9 +592,9 @@ impl Shared {
                 let (me, tracker) = (Arc::clone(&self), Arc::clone(&tracker));
                 let work = move |f| me.on_response(id, &tracker, f);
                 let out = self.off_io(id, frame?, work).await;
-                to_client.send(out).await?;
+                to_client.write_all(&out).await?;
             }
-            to_client.close().await?;
+            to_client.shutdown().await?;
             Ok::<(), CodecError>(())
         };
         if let Err(e) = tokio::try_join!(requests, responses) {
@@ -501,7 +603,8 @@ impl Shared {
     }
 
     /// Runs `work` (decoding, checking and logging one frame) on tokio's blocking pool, off
-    /// the I/O tasks: a frame that takes long to decode (a batch of many compressed members,
+    /// the I/O tasks (a frame of at most [`INLINE_MAX`] bytes, whose records are not read,
+    /// on the I/O task): a frame that takes long to decode (a batch of many compressed members,
     /// say) holds up only its own connection's direction, never the others'. The frames of
     /// one direction of a connection are still handled one at a time, in order. Should `work`
     /// panic, the frame is forwarded as it came and the failure counted.
@@ -511,7 +614,19 @@ impl Shared {
         frame: Bytes,
         work: impl FnOnce(Bytes) -> Bytes + Send + 'static,
     ) -> Bytes {
+        // A small frame decodes in microseconds (no record is decompressed unless
+        // `check_records` asks): handing it to another thread would cost more than it.
         let original = frame.clone();
+        if frame.len() <= INLINE_MAX && !self.cfg.check_records {
+            let run = std::panic::AssertUnwindSafe(move || work(frame));
+            return match std::panic::catch_unwind(run) {
+                Ok(out) => out,
+                Err(_) => {
+                    self.connection_error(format!("c{conn}: handling a frame panicked"));
+                    original
+                }
+            };
+        }
         match tokio::task::spawn_blocking(move || work(frame)).await {
             Ok(out) => out,
             Err(e) => {
@@ -536,8 +651,9 @@ impl Shared {
                 if apis::expects_no_response(&f.body) {
                     lock(tracker).complete(peek.correlation_id);
                 }
-                extra.records = count_records(apis::request_records(&f.body));
-                self.check(&frame, f.to_vec())
+                extra.records =
+                    count_records(apis::request_records(&f.body), self.cfg.check_records);
+                self.check(&frame, |v| f.encode_vectored(v))
             }
             Ok(AnyRequest::Opaque(_)) => (frame.clone(), Outcome::Opaque),
             Err(e) => (frame.clone(), Outcome::Error(e.to_string())),
@@ -610,8 +726,9 @@ impl Shared {
             Ok(d) => match d.frame {
                 AnyResponse::Decoded(mut f) => {
                     let version = f.version;
-                    extra.records = count_records(apis::response_records(&f.body));
-                    let (out, outcome) = self.check(&frame, f.to_vec());
+                    extra.records =
+                        count_records(apis::response_records(&f.body), self.cfg.check_records);
+                    let (out, outcome) = self.check(&frame, |v| f.encode_vectored(v));
                     // Broker addresses are rewritten after the check, which is about the
                     // bytes that arrived.
                     let rewritten = self.rewrite(&mut f.body);
@@ -648,30 +765,32 @@ impl Shared {
     }
 
     /// Compares our encoding of a decoded frame with the bytes that arrived, and picks what to
-    /// forward.
-    fn check(&self, original: &Bytes, ours: Result<Vec<u8>, EncodeError>) -> (Bytes, Outcome) {
+    /// forward. Our encoding is made only when a mode asks for it, vectored: a record set
+    /// decoded from the frame is referenced, not copied, and compares equal without being
+    /// read. When ours equals what arrived, what arrived is forwarded (the same bytes, in
+    /// either mode); otherwise, with `reencode`, ours.
+    fn check(
+        &self,
+        original: &Bytes,
+        ours: impl FnOnce(&mut Vectored) -> Result<(), EncodeError>,
+    ) -> (Bytes, Outcome) {
         if !(self.cfg.verify || self.cfg.reencode) {
             return (original.clone(), Outcome::Decoded);
         }
-        match ours {
-            Ok(ours) if ours == original[..] => {
-                let out = if self.cfg.reencode {
-                    Bytes::from(ours)
-                } else {
-                    original.clone()
-                };
-                (out, Outcome::Exact)
-            }
-            Ok(ours) => {
-                let out = if self.cfg.reencode {
-                    Bytes::from(ours.clone())
-                } else {
-                    original.clone()
-                };
-                (out, Outcome::Mismatch(ours))
-            }
-            Err(e) => (original.clone(), Outcome::Error(format!("re-encode: {e}"))),
+        let mut v = Vectored::new();
+        if let Err(e) = ours(&mut v) {
+            return (original.clone(), Outcome::Error(format!("re-encode: {e}")));
         }
+        if same_bytes(&v, original) {
+            return (original.clone(), Outcome::Exact);
+        }
+        let ours = v.to_vec();
+        let out = if self.cfg.reencode {
+            Bytes::from(ours.clone())
+        } else {
+            original.clone()
+        };
+        (out, Outcome::Mismatch(ours))
     }
 
     /// Replaces every broker address in `body` by the proxy's listener for that broker;
@@ -799,13 +918,29 @@ impl Shared {
                 }
             }
         }
-        let line = match self.cfg.log {
+        let mut line = match self.cfg.log {
             LogFormat::None => return,
-            LogFormat::Summary => summary_line(conn, direction, peek, version, frame, &outcome),
-            LogFormat::Json => json_line(conn, direction, peek, version, frame, &outcome, sent),
+            LogFormat::Summary => {
+                summary_line(conn, direction, peek, version, frame, &outcome).into_bytes()
+            }
+            LogFormat::Json => json_line(
+                conn,
+                direction,
+                peek,
+                version,
+                frame,
+                &outcome,
+                sent,
+                self.cfg.log_records,
+            ),
         };
-        let mut sink = lock(&self.sink);
-        let _ = writeln!(sink, "{line}");
+        line.push(b'\n');
+        let tx = lock(&self.log).clone();
+        if let Some(tx) = tx {
+            if let Err(TrySendError::Full(_)) = tx.try_send(line) {
+                lock(&self.summary).log_dropped += 1;
+            }
+        }
     }
 }
 
@@ -853,7 +988,11 @@ fn summary_line(
 }
 
 /// `kwire decode --json`'s document for the frame, with direction, connection and timestamp
-/// in front; frames that document cannot describe get the peeked fields instead.
+/// in front; frames that document cannot describe get the peeked fields instead. Written
+/// straight from the frame's bytes (`dynamic::write_frame_json`), each `records` value as a
+/// summary (batches and records counted from the batch headers, bytes), or with
+/// `log_records` every record as `kwire decode --json` writes them.
+#[allow(clippy::too_many_arguments)]
 fn json_line(
     conn: u64,
     direction: Direction,
@@ -862,21 +1001,29 @@ fn json_line(
     frame: &Bytes,
     outcome: &Outcome,
     sent: Option<&Bytes>,
-) -> String {
-    let mut o = Map::new();
-    o.insert("direction".into(), json!(direction.as_str()));
-    o.insert("connection".into(), json!(conn));
-    o.insert("timestampMs".into(), json!(now_millis() as u64));
-    o.insert("outcome".into(), json!(outcome_word(outcome)));
-    let document = |frame: &Bytes| match (direction, ApiKey::from_i16(peek.api_key), outcome) {
-        (_, _, Outcome::Opaque | Outcome::Error(_)) | (_, None, _) => None,
-        (Direction::Request, Some(_), _) => dynamic::decode_request_frame(
+    log_records: bool,
+) -> Vec<u8> {
+    let mut w = Vec::with_capacity(512);
+    let _ = write!(
+        w,
+        "{{\"direction\":\"{}\",\"connection\":{conn},\"timestampMs\":{},\"outcome\":\"{}\"",
+        direction.as_str(),
+        now_millis(),
+        outcome_word(outcome)
+    );
+    let kind = match direction {
+        Direction::Request => ApiKind::Request,
+        Direction::Response => ApiKind::Response,
+    };
+    let walk = |frame: &Bytes| match (ApiKey::from_i16(peek.api_key), outcome) {
+        (_, Outcome::Opaque | Outcome::Error(_)) | (None, _) => None,
+        (Some(_), _) if kind == ApiKind::Request => dynamic::walk_request_frame(
             frame,
             |k| ApiKey::from_i16(k).map(ApiKey::request_meta),
             None,
         )
         .ok(),
-        (Direction::Response, Some(api), _) => dynamic::decode_response_frame(
+        (Some(api), _) => dynamic::walk_response_frame(
             frame,
             BodySpec {
                 api_key: peek.api_key,
@@ -887,45 +1034,94 @@ fn json_line(
         )
         .ok(),
     };
-    // `records` values in kwire's readable form, as `kwire decode --json` writes them.
-    let body_meta = ApiKey::from_i16(peek.api_key).map(|api| match direction {
-        Direction::Request => api.request_meta(),
-        Direction::Response => api.response_meta(),
-    });
-    let to_json = |f: &dynamic::Frame| {
-        let mut j = frame_to_json(f);
-        if let (Some(meta), Some(body)) = (body_meta, j.get_mut("body")) {
-            crate::records::readable_in(meta, body);
+    let mut records = |data: &Bytes, _at: usize, w: &mut dyn Write| -> std::io::Result<()> {
+        if log_records {
+            crate::records::write_json(data, w).map(|_| ())
+        } else {
+            records_summary(data, w)
         }
-        j
     };
-    // What the client receives; with a rewrite, also the body as it arrived.
-    let doc = document(sent.unwrap_or(frame));
-    if let Some(sent) = sent {
-        o.insert("rewritten".into(), json!(true));
-        if let (Some(before), Some(_)) = (document(frame), document(sent)) {
-            o.insert("beforeRewrite".into(), to_json(&before)["body"].take());
+    // With a rewrite, the body as it arrived as well as what the client receives.
+    if let Some(walked) = sent.and(walk(frame)) {
+        w.extend_from_slice(b",\"rewritten\":true,\"beforeRewrite\":");
+        let at = w.len();
+        let body = dynamic::write_json(
+            walked.spec.meta,
+            frame,
+            walked.body_at,
+            walked.spec.version,
+            &mut w,
+            Some(&mut records),
+        );
+        if body.is_err() {
+            w.truncate(at);
+            w.extend_from_slice(b"null");
+        }
+    } else if sent.is_some() {
+        w.extend_from_slice(b",\"rewritten\":true");
+    }
+    let sent_frame = sent.unwrap_or(frame);
+    let at = w.len();
+    let document = walk(sent_frame).is_some_and(|walked| {
+        dynamic::write_frame_json(sent_frame, &walked, kind, &mut w, Some(&mut records)).is_ok()
+    });
+    if document {
+        // The frame's document is an object: its keys join the envelope's.
+        w[at] = b',';
+    } else {
+        w.truncate(at);
+        let _ = write!(
+            w,
+            ",\"apiKey\":{},\"apiName\":{},\"apiVersion\":{version},\"correlationId\":{},\"size\":{}",
+            peek.api_key,
+            Json::from(known::api_name(peek.api_key)),
+            peek.correlation_id,
+            frame.len()
+        );
+        if let Outcome::Error(m) = outcome {
+            let _ = write!(w, ",\"error\":{}", Json::from(m.as_str()));
+        }
+        w.push(b'}');
+    }
+    w
+}
+
+/// A `records` value in a log line: `{"batches":N,"records":M,"sizeInBytes":B}`, counted
+/// from the batch headers (nothing decompressed; a compressed legacy message counts as
+/// `null` records unless its inner messages are read).
+fn records_summary(data: &Bytes, w: &mut dyn Write) -> std::io::Result<()> {
+    let opts = ReadOptions {
+        verify_crc: false,
+        ..ReadOptions::default()
+    };
+    let (mut batches, mut records, mut known) = (0u64, 0u64, true);
+    for b in Batches::new(data.clone(), opts) {
+        let Ok(b) = b else { break };
+        batches += 1;
+        match b.record_count() {
+            Some(n) => records += n as u64,
+            None => known = false,
         }
     }
-    match doc.map(|f| to_json(&f)) {
-        Some(Json::Object(d)) => o.extend(d),
-        _ => {
-            o.insert("apiKey".into(), json!(peek.api_key));
-            o.insert("apiName".into(), json!(known::api_name(peek.api_key)));
-            o.insert("apiVersion".into(), json!(version));
-            o.insert("correlationId".into(), json!(peek.correlation_id));
-            o.insert("size".into(), json!(frame.len()));
-            if let Outcome::Error(m) = outcome {
-                o.insert("error".into(), json!(m));
-            }
-        }
+    if known {
+        write!(
+            w,
+            "{{\"batches\":{batches},\"records\":{records},\"sizeInBytes\":{}}}",
+            data.len()
+        )
+    } else {
+        write!(
+            w,
+            "{{\"batches\":{batches},\"records\":null,\"sizeInBytes\":{}}}",
+            data.len()
+        )
     }
-    Json::Object(o).to_string()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kafka_wire::records::Compression;
 
     #[test]
     fn bytes_appended_to_a_frame_grow_its_prefix() {
@@ -975,5 +1171,141 @@ mod tests {
             ["Metadata", "3", "12", "response", "2", "0", "0", "1", "1", "1", "0", "0"]
         );
         assert_eq!(lines[3], ["total", "5", "3", "3", "1", "1", "1", "2", "7"]);
+    }
+
+    /// A magic-2 batch whose header claims `count` records over a records section that is
+    /// not the codec's data at all: only decompressing it can tell.
+    fn lying_batch(count: i32) -> Records {
+        let mut b = vec![0u8; 61];
+        b[16] = 2;
+        b[22] = Compression::Lz4.id();
+        b[43..53].copy_from_slice(&[0xff; 10]);
+        b[57..61].copy_from_slice(&count.to_be_bytes());
+        b.extend_from_slice(&[0x5a; 40]);
+        let len = (b.len() - 12) as i32;
+        b[8..12].copy_from_slice(&len.to_be_bytes());
+        let crc = kafka_wire::records::crc32c(&b[21..]);
+        b[17..21].copy_from_slice(&crc.to_be_bytes());
+        Records(Bytes::from(b))
+    }
+
+    #[test]
+    fn records_are_counted_from_headers_unless_checked() {
+        let set = lying_batch(166_000);
+        // Default: the header's count, nothing decompressed, so nothing found wrong.
+        let c = count_records([&set], false);
+        assert_eq!((c.batches, c.records, c.errors.len()), (1, 166_000, 0));
+        // Checked: decompressing fails, and says so.
+        let c = count_records([&set], true);
+        assert_eq!((c.batches, c.records), (0, 0));
+        assert_eq!(c.errors.len(), 1, "{:?}", c.errors);
+    }
+
+    /// A Produce v9 request frame carrying `records`.
+    fn produce_frame(records: Records) -> Bytes {
+        use kafka_wire_messages::{
+            PartitionProduceData, ProduceRequest, RequestFrame, TopicProduceData,
+        };
+        let body = ProduceRequest {
+            acks: 1,
+            topic_data: vec![TopicProduceData {
+                name: "t".into(),
+                partition_data: vec![PartitionProduceData {
+                    index: 0,
+                    records: Some(records),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        Bytes::from(RequestFrame::new(7, None, 9, body).to_vec().unwrap())
+    }
+
+    #[test]
+    fn log_lines_are_the_frame_document_with_a_records_summary() {
+        let mut b = kafka_wire::records::BatchBuilder::new(0);
+        for i in 0..3 {
+            b.append(i, Some(b"k"), Some(b"value"), &[]);
+        }
+        let records = Records(b.build().unwrap());
+        let frame = produce_frame(records.clone());
+        let peek = frame::peek_request_header(&frame).unwrap();
+        let line = |log_records| {
+            let l = json_line(
+                3,
+                Direction::Request,
+                peek,
+                9,
+                &frame,
+                &Outcome::Decoded,
+                None,
+                log_records,
+            );
+            serde_json::from_slice::<Json>(&l).expect("a JSON document")
+        };
+        let j = line(false);
+        assert_eq!(j["direction"], "request");
+        assert_eq!(j["connection"], 3);
+        assert_eq!(j["outcome"], "decoded");
+        assert_eq!(j["apiName"], "Produce");
+        assert_eq!(j["header"]["correlationId"], 7);
+        let summary = &j["body"]["topicData"][0]["partitionData"][0]["records"];
+        assert_eq!(
+            *summary,
+            serde_json::json!({"batches": 1, "records": 3, "sizeInBytes": records.0.len()})
+        );
+        // Every record when asked, as `kwire decode --json` writes them.
+        let j = line(true);
+        let full = &j["body"]["topicData"][0]["partitionData"][0]["records"];
+        assert_eq!(
+            full["batches"][0]["records"].as_array().map(Vec::len),
+            Some(3)
+        );
+    }
+
+    #[test]
+    fn a_log_line_for_an_undecodable_frame_names_what_was_peeked() {
+        let frame = produce_frame(lying_batch(2));
+        let peek = frame::peek_request_header(&frame).unwrap();
+        let l = json_line(
+            1,
+            Direction::Request,
+            peek,
+            9,
+            &frame,
+            &Outcome::Error("bad".into()),
+            None,
+            false,
+        );
+        let j: Json = serde_json::from_slice(&l).unwrap();
+        assert_eq!(j["apiKey"], 0);
+        assert_eq!(j["apiName"], "Produce");
+        assert_eq!(j["correlationId"], 7);
+        assert_eq!(j["error"], "bad");
+        assert_eq!(j["size"], frame.len());
+    }
+
+    #[test]
+    fn same_bytes_reads_only_what_is_not_shared() {
+        let mut b = kafka_wire::records::BatchBuilder::new(0);
+        b.append(1, None, Some(&[7u8; 3000]), &[]);
+        let frame = produce_frame(Records(b.build().unwrap()));
+        let req = kafka_wire_messages::RequestFrame::decode(&frame).unwrap();
+        let mut v = Vectored::new();
+        req.encode_vectored(&mut v).unwrap();
+        // The batch is referenced (it is long), and it is the frame's own bytes.
+        assert_eq!(v.referenced_count(), 1);
+        assert!(same_bytes(&v, &frame));
+        assert_eq!(v.to_vec(), frame.to_vec());
+        // A difference anywhere, in a copied byte or in a referenced value, is seen.
+        let mut other = frame.to_vec();
+        let last = other.len() - 1;
+        other[last] ^= 1;
+        assert!(!same_bytes(&v, &other));
+        other[last] ^= 1;
+        other[20] ^= 1;
+        assert!(!same_bytes(&v, &other));
+        assert!(!same_bytes(&v, &frame[..frame.len() - 1]));
     }
 }

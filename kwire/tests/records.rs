@@ -247,7 +247,8 @@ fn the_proxy_json_log_shows_records_readably() {
     let listen = format!("127.0.0.1:{port}");
     let mut child = Command::new(env!("CARGO_BIN_EXE_kwire"))
         .args(["proxy", "--listen", &listen, "--upstream", &upstream])
-        .args(["--log", "json", "--duration", "3"])
+        // Every record in the log (by default each record set is a summary).
+        .args(["--log", "json", "--log-records", "--duration", "3"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -800,6 +800,28 @@ macro_rules! __apis_impl {
                 Ok(out)
             }
 
+            /// Appends the whole frame to `out` with every `bytes` or `records` value of
+            /// [`VECTORED_MIN`](kafka_wire::VECTORED_MIN) bytes or more referenced, not copied:
+            /// the bytes [`encode`](Self::encode) writes, as segments for `write_vectored` or
+            /// for a comparison that need not read a value shared with the input. All or nothing.
+            pub fn encode_vectored(&self, out: &mut $crate::__private::kafka_wire::Vectored) -> Result<(), $crate::__private::EncodeError> {
+                let api = self.api_key();
+                if self.header.request_api_key != api.key() {
+                    return Err($crate::__private::EncodeError::new($crate::__private::EncodeErrorKind::InvalidValue(
+                        "request_api_key does not match the body's API",
+                    ))
+                    .in_field("request_api_key")
+                    .in_part("header"));
+                }
+                let v = self.version();
+                let hv = api.request_header_version(v);
+                $crate::__private::kafka_wire::__private::append_vectored_frame(out, &mut |head| {
+                    $crate::__private::KafkaMessage::encode(&self.header, head, hv)
+                        .map_err(|e| e.in_part("header"))?;
+                    self.body.encode(head, v).map_err(|e| e.in_part("body"))
+                })
+            }
+
             /// Encodes the whole frame into a new `Bytes`, ready for a
             /// `FrameCodec` or a socket.
             pub fn to_bytes(&self) -> Result<$crate::__private::Bytes, $crate::__private::EncodeError> {
@@ -989,6 +1011,23 @@ macro_rules! __apis_impl {
                 let mut out = Vec::new();
                 $crate::__private::kafka_wire::put_staged(&mut out, |s| self.encode(s))?;
                 Ok(out)
+            }
+
+            /// Appends the whole frame to `out` with long values referenced, not copied (see the
+            /// request frame's `encode_vectored`). All or nothing.
+            pub fn encode_vectored(&self, out: &mut $crate::__private::kafka_wire::Vectored) -> Result<(), $crate::__private::EncodeError> {
+                if self.body.api_key() != self.api_key {
+                    return Err($crate::__private::EncodeError::new($crate::__private::EncodeErrorKind::InvalidValue(
+                        "api_key does not match the body's API",
+                    ))
+                    .in_field("api_key"));
+                }
+                let hv = self.api_key.response_header_version(self.version);
+                $crate::__private::kafka_wire::__private::append_vectored_frame(out, &mut |head| {
+                    $crate::__private::KafkaMessage::encode(&self.header, head, hv)
+                        .map_err(|e| e.in_part("header"))?;
+                    self.body.encode(head, self.version).map_err(|e| e.in_part("body"))
+                })
             }
 
             /// Encodes the whole frame into a new `Bytes`, ready for a

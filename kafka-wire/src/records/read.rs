@@ -273,6 +273,22 @@ impl Batch {
         self.header.computed_crc(&self.bytes) == self.header.crc
     }
 
+    /// How many records the batch holds, read from its header without decompressing or
+    /// parsing them: a magic-2 batch's record count (`None` if negative), 1 for an
+    /// uncompressed legacy message, `None` for a compressed legacy one (its count is only known
+    /// from the inner messages: [`records`](Self::records)). Not checked against the records;
+    /// for a proxy or a log, which forward batches without reading them.
+    pub fn record_count(&self) -> Option<usize> {
+        let h = &self.header;
+        if h.magic == 2 {
+            usize::try_from(h.record_count).ok()
+        } else if h.attributes & 0x07 == 0 {
+            Some(1)
+        } else {
+            None
+        }
+    }
+
     /// The records section as stored (compressed if the batch is): from byte 61 of a magic-2
     /// batch; for a legacy message, its value.
     pub fn records_section(&self) -> &[u8] {
