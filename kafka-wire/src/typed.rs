@@ -16,6 +16,15 @@
 //! methods of [`Framed`]); `tokio_util` is re-exported as [`codec`]. The codecs need the
 //! `tokio` feature.
 //!
+//! These codecs decode each frame inside `Decoder::decode`, on the task that reads the
+//! socket. Decoding is linear in the frame, but a large frame (up to the 100 MiB limit) still
+//! takes a while, and reading its record batches (decompressing up to
+//! [`DecodeLimits::max_decompressed_batch`](crate::DecodeLimits::max_decompressed_batch) per
+//! batch) more: a server with many connections should read raw frames with
+//! [`FrameCodec`](crate::codec::FrameCodec) and decode them, and their records, off its I/O
+//! tasks (`tokio::task::spawn_blocking`), as `kwire proxy` does, so that one slow frame does
+//! not hold up the other connections.
+//!
 //! A codec built with [`DecodeOptions::allow_trailing_bytes`] accepts bytes after a body, as
 //! Java's clients and brokers do. To learn how many each frame carried, carry
 //! [`DecodedFrame`]s: `ClientCodec<RequestFrame, DecodedFrame<ResponseFrame>>` yields each

@@ -32,7 +32,7 @@ pub(crate) enum CodecError {
     Invalid(String),
 }
 
-#[cfg(any(feature = "gzip", feature = "zstd"))]
+#[cfg(feature = "zstd")]
 fn io_err(e: std::io::Error) -> CodecError {
     CodecError::Invalid(e.to_string())
 }
@@ -180,6 +180,7 @@ impl Out {
 
     /// The written bytes are followed by at least `n` writable ones; `TooLarge` if that
     /// would pass the limit.
+    #[cfg(any(feature = "snappy", feature = "lz4"))]
     fn reserve(&mut self, n: usize) -> Result<(), CodecError> {
         if n > self.limit.saturating_sub(self.len) {
             return Err(CodecError::TooLarge);
@@ -192,6 +193,7 @@ impl Out {
 
     /// The writable bytes after the written ones, at least one, for a stream decoder;
     /// `TooLarge` once the output has passed the limit.
+    #[cfg(any(feature = "gzip", feature = "zstd"))]
     fn spare(&mut self) -> Result<&mut [u8], CodecError> {
         if self.len > self.limit {
             return Err(CodecError::TooLarge);
@@ -208,6 +210,7 @@ impl Out {
     }
 
     /// Appends `data` (a stored block).
+    #[cfg(feature = "lz4")]
     fn extend(&mut self, data: &[u8]) -> Result<(), CodecError> {
         self.reserve(data.len())?;
         if let Some(dst) = self.buf.get_mut(self.len..self.len + data.len()) {
