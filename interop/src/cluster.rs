@@ -162,9 +162,11 @@ super.users=User:admin;User:ANONYMOUS
 delegation.token.secret.key=kwire-interop-delegation-secret
 ";
 
-fn run_checked(mut c: Command, what: &str, log: &Path) -> io::Result<()> {
+/// Runs `c` to completion, keeping its standard output and error in `out`; a failure is an
+/// error carrying both.
+fn run_checked(mut c: Command, what: &str, out_path: &Path) -> io::Result<()> {
     let out = c.output()?;
-    fs::write(log, [&out.stdout[..], &out.stderr[..]].concat())?;
+    fs::write(out_path, [&out.stdout[..], &out.stderr[..]].concat())?;
     if !out.status.success() {
         return Err(io::Error::other(format!(
             "{what} failed ({}): {}{}",
@@ -184,7 +186,11 @@ fn format_storage(dir: &Path, node: &str, extra: &[String]) -> io::Result<()> {
     c.args(["kafka.tools.StorageTool", "format", "-t", CLUSTER_ID, "-c"])
         .arg(dir.join(format!("{node}.properties")))
         .args(extra);
-    run_checked(c, "kafka.tools.StorageTool format", &log)
+    run_checked(
+        c,
+        "kafka.tools.StorageTool format",
+        &dir.join(format!("format-{node}.out")),
+    )
 }
 
 /// Starts the node whose properties are `dir/<node>.properties` (`kafka.Kafka`), its log,

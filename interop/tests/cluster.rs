@@ -603,7 +603,11 @@ fn drive_apis(cluster: &Cluster) -> (BTreeMap<i16, Row>, Vec<String>) {
         json!({"groupId": G848, "memberId": m848, "memberEpoch": -1}),
         &[0],
     );
-    let _ = e848;
+    if e848 < 1 {
+        d.failures.push(format!(
+            "ConsumerGroupHeartbeat: joining gave member epoch {e848}: {hb}"
+        ));
+    }
 
     // Transactions.
     const TXN: &str = "apis-txn";
@@ -720,8 +724,7 @@ fn drive_apis(cluster: &Cluster) -> (BTreeMap<i16, Row>, Vec<String>) {
             .expect("ApiVersions");
         match bob.authenticate(&d.broker_versions, "SCRAM-SHA-256", "bob", "bob-secret") {
             Ok(_) => break,
-            Err(e) if started.elapsed() < Duration::from_secs(20) => {
-                let _ = e;
+            Err(_) if started.elapsed() < Duration::from_secs(20) => {
                 std::thread::sleep(Duration::from_millis(200));
             }
             Err(e) => {
@@ -842,7 +845,11 @@ fn drive_apis(cluster: &Cluster) -> (BTreeMap<i16, Row>, Vec<String>) {
         json!({"groupId": SG, "memberId": msg, "memberEpoch": -1}),
         &[0],
     );
-    let _ = sepoch;
+    if sepoch < 1 {
+        d.failures.push(format!(
+            "ShareGroupHeartbeat: joining gave member epoch {sepoch}: {shb}"
+        ));
+    }
     d.drive(Broker, K::AlterShareGroupOffsets, json!({"groupId": SG, "topics": [{"topicName": T, "partitions": [{"partitionIndex": 0, "startOffset": 0}]}]}), &[0]);
     d.drive(
         Broker,
