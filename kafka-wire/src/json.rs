@@ -9,7 +9,8 @@
 //! on that struct (omitted when empty), so bytes → JSON → bytes is lossless.
 //!
 //! Reading JSON: a missing field takes its default; an unknown key, a value of the wrong
-//! shape, or a non-default value in a field the version does not have is an error.
+//! shape, or a non-default value in a field the version does not have is an error. A `uuid`
+//! is also read in the 8-4-4-4-12 hex form `kwire dump` shows.
 //!
 //! Conversion goes through the [`crate::dynamic`] codec, so it follows exactly the
 //! typed codec's rules.
@@ -343,9 +344,16 @@ fn read_value(ty: &KafkaType, j: &Json, version: Version) -> Result<Value, Shape
         KafkaType::Bytes => Value::Bytes(base64_of(j, ty)?),
         KafkaType::Records => Value::Records(base64_of(j, ty)?),
         KafkaType::Uuid => match j {
-            Json::String(s) => {
-                Value::Uuid(s.parse::<Uuid>().map_err(|e| Shape::new(e.to_string()))?)
-            }
+            Json::String(s) => Value::Uuid(
+                s.parse::<Uuid>()
+                    .ok()
+                    .or_else(|| uuid_from_hex(s))
+                    .ok_or_else(|| {
+                        Shape::new(format!(
+                            "invalid uuid {s:?}: expected Kafka's 22-character base64 or 8-4-4-4-12 hex"
+                        ))
+                    })?,
+            ),
             _ => return Err(expected("a uuid string", j)),
         },
         KafkaType::Array(t) => match j {
@@ -504,4 +512,20 @@ fn prefix(e: JsonError, part: &str) -> JsonError {
         },
         other => other,
     }
+}
+
+/// A UUID in 8-4-4-4-12 hex (`kwire dump`'s form), or `None`.
+fn uuid_from_hex(s: &str) -> Option<Uuid> {
+    let groups: Vec<&str> = s.split('-').collect();
+    let lens: Vec<usize> = groups.iter().map(|g| g.len()).collect();
+    if lens != [8, 4, 4, 4, 12]
+        || !groups
+            .iter()
+            .all(|g| g.bytes().all(|b| b.is_ascii_hexdigit()))
+    {
+        return None;
+    }
+    u128::from_str_radix(&groups.concat(), 16)
+        .ok()
+        .map(Uuid::from_u128)
 }

@@ -269,6 +269,27 @@ fn json_missing_fields_take_defaults_and_bad_input_is_an_error() {
     assert!(e.to_string().contains("null is not a valid bool"), "{e}");
     let e = err(json!({"id": "not-a-uuid"}), 0);
     assert!(e.to_string().contains("invalid uuid"), "{e}");
+    // A uuid in Kafka's base64 or in the 8-4-4-4-12 hex `kwire dump` shows: the same value.
+    let id = Uuid::from_u128(0x0102_0304_0506_0708_090a_0b0c_0d0e_0f10);
+    for text in [
+        "AQIDBAUGBwgJCgsMDQ4PEA",
+        "01020304-0506-0708-090a-0b0c0d0e0f10",
+    ] {
+        let e: Everything = from_json(&json!({"id": text}), 0).unwrap();
+        assert_eq!(e.id, id, "{text}");
+    }
+    for bad in [
+        "01020304-0506-0708-090a-0b0c0d0e0f1",
+        "0102030405060708090a0b0c0d0e0f10",
+        "0102030g-0506-0708-090a-0b0c0d0e0f10",
+    ] {
+        assert!(
+            err(json!({"id": bad}), 0)
+                .to_string()
+                .contains("invalid uuid"),
+            "{bad}"
+        );
+    }
     let e = err(json!({"_unknownTaggedFields": [{"tag": 1, "data": ""}]}), 3);
     assert!(e.to_string().contains("tag 1"), "{e}");
     let e = err(json!({"_unknownTaggedFields": [{"tag": 9, "data": ""}]}), 1);

@@ -200,18 +200,6 @@ pub fn java_error_fill(
             }
         };
     }
-    #[cfg(any(feature = "producer", feature = "consumer", feature = "admin"))]
-    if let Some(r) = body.downcast_mut::<crate::FindCoordinatorResponse>() {
-        // Versions 0-3 name one coordinator: none (-1); v4+ list one per key.
-        if version <= 3 {
-            r.node_id = -1;
-            r.port = -1;
-        }
-        if (1..=3).contains(&version) {
-            r.error_message = message();
-        }
-        return;
-    }
     #[cfg(any(feature = "producer", feature = "admin", feature = "txn"))]
     if let Some(r) = body.downcast_mut::<crate::InitProducerIdResponse>() {
         r.producer_epoch = -1;
@@ -292,7 +280,9 @@ pub fn java_error_fill(
 
 /// The entries Java's `getErrorResponse` lists for a request that names topics and
 /// partitions (Produce, Fetch below v13, Metadata, ListOffsets, OffsetCommit, OffsetFetch
-/// v1 and v8+): each with the error, and -1 for its offsets. Whether `request` was one.
+/// v1 and v8+), coordinator keys (FindCoordinator v4+), groups (DescribeGroups) or topics
+/// (CreateTopics, DeleteTopics): each with the error, and -1 for its offsets, node or counts.
+/// Whether `request` was one.
 fn java_error_entries(
     request: &dyn core::any::Any,
     body: &mut dyn core::any::Any,
@@ -467,6 +457,91 @@ fn java_error_entries(
                     })
                     .collect();
             }
+            return true;
+        }
+    }
+    #[cfg(any(feature = "producer", feature = "consumer", feature = "admin"))]
+    if let (Some(req), Some(r)) = (
+        request.downcast_ref::<crate::FindCoordinatorRequest>(),
+        body.downcast_mut::<crate::FindCoordinatorResponse>(),
+    ) {
+        let message = error.message().map(kafka_wire::Str::from);
+        if version >= 4 {
+            // One coordinator per key asked, none known (-1).
+            r.coordinators = req
+                .coordinator_keys
+                .iter()
+                .map(|key| crate::find_coordinator::Coordinator {
+                    key: key.clone(),
+                    node_id: -1,
+                    port: -1,
+                    error_code: code,
+                    error_message: message.clone(),
+                    ..Default::default()
+                })
+                .collect();
+        } else {
+            (r.node_id, r.port) = (-1, -1);
+            if version >= 1 {
+                r.error_message = message;
+            }
+        }
+        return true;
+    }
+    #[cfg(feature = "admin")]
+    {
+        if let (Some(req), Some(r)) = (
+            request.downcast_ref::<crate::DescribeGroupsRequest>(),
+            body.downcast_mut::<crate::DescribeGroupsResponse>(),
+        ) {
+            r.groups = req
+                .groups
+                .iter()
+                .map(|g| crate::describe_groups::DescribedGroup {
+                    error_code: code,
+                    group_id: g.clone(),
+                    ..Default::default()
+                })
+                .collect();
+            return true;
+        }
+        if let (Some(req), Some(r)) = (
+            request.downcast_ref::<crate::CreateTopicsRequest>(),
+            body.downcast_mut::<crate::CreateTopicsResponse>(),
+        ) {
+            r.topics = req
+                .topics
+                .iter()
+                .map(|t| crate::create_topics::CreatableTopicResult {
+                    name: t.name.clone(),
+                    error_code: code,
+                    error_message: None,
+                    num_partitions: -1,
+                    replication_factor: -1,
+                    configs: Some(Vec::new()),
+                    ..Default::default()
+                })
+                .collect();
+            return true;
+        }
+        if let (Some(req), Some(r)) = (
+            request.downcast_ref::<crate::DeleteTopicsRequest>(),
+            body.downcast_mut::<crate::DeleteTopicsResponse>(),
+        ) {
+            use crate::delete_topics::DeletableTopicResult;
+            // Names (v0-5) or topics by name or id (v6+).
+            let by_name = req.topic_names.iter().map(|n| DeletableTopicResult {
+                name: Some(n.clone()),
+                error_code: code,
+                ..Default::default()
+            });
+            let by_state = req.topics.iter().map(|t| DeletableTopicResult {
+                name: t.name.clone(),
+                topic_id: t.topic_id,
+                error_code: code,
+                ..Default::default()
+            });
+            r.responses = by_name.chain(by_state).collect();
             return true;
         }
     }

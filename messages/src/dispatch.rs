@@ -537,16 +537,16 @@ macro_rules! __apis_impl {
             /// top-level error code `version` has set to `error`
             /// ([`ApiMessage::set_error_code`](kafka_wire::ApiMessage::set_error_code)), the
             /// other fields Java sets for some APIs (an unknown coordinator's `-1`, an
-            /// `error_message` null or Java's message), and for Produce, Fetch (below v13),
-            /// Metadata, ListOffsets, OffsetCommit and OffsetFetch the request's topics and
-            /// partitions, each with the error.
+            /// `error_message` null or Java's message), and the entries the request names, each
+            /// with the error: topics and partitions for Produce, Fetch (below v13), Metadata,
+            /// ListOffsets, OffsetCommit and OffsetFetch, coordinator keys for FindCoordinator,
+            /// groups for DescribeGroups, topics for CreateTopics and DeleteTopics.
             ///
             /// `messages/tests/error_responses.rs` checks it byte for byte against Java's own
-            /// error responses: to the empty request of every API and version, and to a request
-            /// naming a topic and two partitions for the six APIs above. Other APIs whose
-            /// requests name entries (DescribeGroups, CreateTopics, ...) get the error at the
-            /// top level only, where their response has it: add the entries Java would list to
-            /// the body.
+            /// error responses: to the empty request of every API and version, and to requests
+            /// naming entries for the ten APIs above. Other APIs whose requests name entries
+            /// (DeleteGroups, DescribeConfigs, ...) get the error at the top level only, where
+            /// their response has it: add the entries Java would list to the body.
             pub fn error_response(&self, version: $crate::__private::Version, error: $crate::__private::kafka_wire::ErrorCode) -> ResponseBody {
                 match self {
                     $( RequestBody::$cv(request) => {

@@ -102,7 +102,7 @@ fn error_responses_list_the_requests_entries_as_javas_do() {
         }
         compared += 1;
     }
-    assert_eq!(compared, 70);
+    assert_eq!(compared, 96);
     assert!(
         mismatches.is_empty(),
         "{} differ:\n{}",

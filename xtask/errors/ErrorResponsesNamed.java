@@ -1,5 +1,6 @@
 // For the APIs whose error response lists the request's entries: a request naming topic "t"
-// (and its id) with partitions 0 and 1 (a group "g" for OffsetFetch v8+), at every version,
+// (and its id) with partitions 0 and 1 (a group "g" for OffsetFetch v8+; groups or keys "g"
+// and "h" for FindCoordinator and DescribeGroups; topic "t" for CreateTopics and DeleteTopics), at every version,
 // and the response Java's getErrorResponse gives it for the error whose code is the first
 // argument: `key version request-body-hex response-body-hex`, or `key version ! why`. Run
 // once by extract.sh; its output is a fixture of messages/tests/error_responses.rs.
@@ -51,6 +52,18 @@ public class ErrorResponsesNamed {
                         .setTopics(List.of(new OffsetFetchRequestData.OffsetFetchRequestTopic().setName("t").setPartitionIndexes(List.of(0, 1))));
                 return new OffsetFetchRequestData().setGroups(List.of(new OffsetFetchRequestData.OffsetFetchRequestGroup().setGroupId("g")
                         .setTopics(List.of(new OffsetFetchRequestData.OffsetFetchRequestTopics().setName("t").setTopicId(ID).setPartitionIndexes(List.of(0, 1))))));
+            case FIND_COORDINATOR:
+                return v >= 4 ? new FindCoordinatorRequestData().setCoordinatorKeys(List.of("g", "h")) : new FindCoordinatorRequestData().setKey("g");
+            case DESCRIBE_GROUPS:
+                return new DescribeGroupsRequestData().setGroups(List.of("g", "h"));
+            case CREATE_TOPICS: {
+                CreateTopicsRequestData.CreatableTopicCollection topics = new CreateTopicsRequestData.CreatableTopicCollection();
+                topics.add(new CreateTopicsRequestData.CreatableTopic().setName("t").setNumPartitions(2).setReplicationFactor((short) 1));
+                return new CreateTopicsRequestData().setTopics(topics).setTimeoutMs(1000);
+            }
+            case DELETE_TOPICS:
+                if (v < 6) return new DeleteTopicsRequestData().setTopicNames(List.of("t")).setTimeoutMs(1000);
+                return new DeleteTopicsRequestData().setTopics(List.of(new DeleteTopicsRequestData.DeleteTopicState().setName("t").setTopicId(ID))).setTimeoutMs(1000);
             default:
                 return null;
         }
@@ -58,7 +71,8 @@ public class ErrorResponsesNamed {
 
     public static void main(String[] a) {
         Errors err = Errors.forCode(Short.parseShort(a[0]));
-        for (ApiKeys k : new ApiKeys[] {ApiKeys.PRODUCE, ApiKeys.FETCH, ApiKeys.METADATA, ApiKeys.LIST_OFFSETS, ApiKeys.OFFSET_COMMIT, ApiKeys.OFFSET_FETCH}) {
+        for (ApiKeys k : new ApiKeys[] {ApiKeys.PRODUCE, ApiKeys.FETCH, ApiKeys.METADATA, ApiKeys.LIST_OFFSETS, ApiKeys.OFFSET_COMMIT, ApiKeys.OFFSET_FETCH,
+                ApiKeys.FIND_COORDINATOR, ApiKeys.DESCRIBE_GROUPS, ApiKeys.CREATE_TOPICS, ApiKeys.DELETE_TOPICS}) {
             for (short v = k.oldestVersion(); v <= k.latestVersion(true); v++) {
                 try {
                     ApiMessage data = request(k, v);
