@@ -8,50 +8,20 @@
 //! kafka-protocol's counts on the same inputs are printed for BENCHMARKS.md
 //! (`cargo test -p kafka-wire-bench --test alloc -- --nocapture`).
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use bytes::Bytes;
 use kafka_protocol::protocol::{Decodable, Encodable};
 use kafka_wire::KafkaMessage;
 use kafka_wire_bench::*;
 use kafka_wire_messages as kw;
 
-struct Counting;
-
-thread_local! {
-    // Per thread, so tests running in parallel do not see each other's allocations.
-    static COUNT: Cell<usize> = const { Cell::new(0) };
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        COUNT.with(|c| c.set(c.get() + 1));
-        System.alloc(l)
-    }
-    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
-        COUNT.with(|c| c.set(c.get() + 1));
-        System.alloc_zeroed(l)
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        COUNT.with(|c| c.set(c.get() + 1));
-        System.realloc(p, l, n)
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        System.dealloc(p, l)
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: kafka_wire_counting_alloc::Counting = kafka_wire_counting_alloc::Counting;
 
 /// Allocations made by `f` on this thread (its result is dropped outside the count).
 fn allocs<R>(f: impl FnOnce() -> R) -> usize {
-    let before = COUNT.with(Cell::get);
-    let r = std::hint::black_box(f());
-    let n = COUNT.with(Cell::get) - before;
+    let (r, counts) = kafka_wire_counting_alloc::measure(|| std::hint::black_box(f()));
     drop(r);
-    n
+    counts.allocations
 }
 
 /// Checks the three claims for one input; `arrays` is its number of non-empty arrays.

@@ -8,9 +8,7 @@
 //! - whatever decodes re-encodes to the same bytes, `encoded_size` agrees, and the re-encoded
 //!   bytes decode back to an equal value.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::fmt::Debug;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use bytes::Bytes;
 use kafka_wire::{DecodeError, KafkaMessage, Version};
@@ -22,37 +20,10 @@ use kafka_wire::{RequestHeader, ResponseHeader};
 #[cfg(feature = "messages")]
 use kafka_wire_messages::{ApiKey, RequestBody, ResponseBody};
 
-/// Counts the bytes asked of the system allocator (allocations and the new size of
-/// reallocations); frees are not subtracted, so this is the total allocated.
-pub struct Counting;
-
-static ALLOCATED: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: every method forwards to `System` unchanged; the counter has no effect on memory.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATED.fetch_add(layout.size(), Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        ALLOCATED.fetch_add(layout.size(), Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATED.fetch_add(new_size, Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
+/// The counting allocator shared with the test suites: bytes asked of the system allocator
+/// (allocations and the new size of reallocations), frees not subtracted.
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: kafka_wire_counting_alloc::Counting = kafka_wire_counting_alloc::Counting;
 
 /// Bytes per input byte for targets with no derived `k` (the records target, whose
 /// decompression has its own limit).
@@ -63,9 +34,9 @@ pub const ALLOC_SLACK: usize = 4096;
 
 /// Runs `f` and returns its result with the bytes allocated while it ran.
 pub fn measure<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let before = ALLOCATED.load(Ordering::Relaxed);
+    let before = kafka_wire_counting_alloc::total();
     let out = f();
-    (out, ALLOCATED.load(Ordering::Relaxed) - before)
+    (out, kafka_wire_counting_alloc::total() - before)
 }
 
 /// Fails unless `allocated` bytes are within `k·len + c` for an input of `len` bytes.

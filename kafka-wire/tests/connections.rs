@@ -4,7 +4,6 @@
 //!
 //! A counting global allocator (this binary only) tracks the bytes live at any moment.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -17,38 +16,8 @@ use kafka_wire::codec::{CodecError, Decoder, FrameCodec};
 use kafka_wire::frame::{self, DEFAULT_MAX_FRAME_SIZE};
 use kafka_wire::Bytes;
 
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: every method forwards to `System` unchanged; the counter touches no memory it
-// hands out.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size(), Ordering::Relaxed);
-        // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size(), Ordering::Relaxed);
-        // SAFETY: as above.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: as above.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_add(new_size, Ordering::Relaxed);
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: as above.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: kafka_wire_counting_alloc::Counting = kafka_wire_counting_alloc::Counting;
 
 const CONNECTIONS: usize = 1000;
 /// 100,000,000: under Kafka's default 100 MiB maximum, so the prefix is accepted.
@@ -72,8 +41,9 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// The bytes live in the whole process (every thread's, the runtime's included).
 fn live() -> usize {
-    LIVE.load(Ordering::Relaxed)
+    kafka_wire_counting_alloc::live().max(0) as usize
 }
 
 /// A `FrameCodec` that counts the calls that saw a whole prefix, so the test knows every

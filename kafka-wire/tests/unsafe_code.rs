@@ -1,7 +1,8 @@
 //! The only `unsafe` in the workspace is the fused CRC-32C copy of `records` on x86-64
 //! (`kafka-wire/src/records/fused.rs`: calls to `#[target_feature]` functions after the CPU
-//! check), plus the counting global allocators of test and benchmark harnesses (a
-//! `GlobalAlloc` is an `unsafe impl`; they are not part of any published library). This test
+//! check), plus the one counting global allocator of the test suites, benchmarks' tests and
+//! fuzz targets (`tests/counting-alloc`: a `GlobalAlloc` is an `unsafe impl`; not part of any
+//! published library). This test
 //! reads every `.rs` file of the repository and fails if `unsafe` or a relaxed `unsafe_code`
 //! lint appears anywhere else, so that a new `#[allow(unsafe_code)]` cannot slip past the
 //! crate's `deny`.
@@ -12,16 +13,9 @@ use std::path::{Path, PathBuf};
 /// The one library file allowed to hold `unsafe` and `#[allow(unsafe_code)]`.
 const FUSED: &str = "kafka-wire/src/records/fused.rs";
 
-/// Test and benchmark harness files whose counting allocators implement `GlobalAlloc` (an
-/// `unsafe impl` that forwards to `System`). They may hold `unsafe`, not an `unsafe_code` allow.
-const ALLOCATORS: &[&str] = &[
-    "benches/tests/alloc.rs",
-    "fuzz/src/lib.rs",
-    "kafka-wire/tests/connections.rs",
-    "tests/tests/alloc_bound.rs",
-    "tests/tests/records_codecs.rs",
-    "tests/tests/scratch_memory.rs",
-];
+/// The test suites' counting allocator, which implements `GlobalAlloc` (an `unsafe impl`
+/// that forwards to `System`). It may hold `unsafe`, not an `unsafe_code` allow.
+const ALLOCATORS: &[&str] = &["tests/counting-alloc/src/lib.rs"];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = fs::read_dir(dir) else {

@@ -14,8 +14,6 @@
 mod hostile_support;
 
 use kafka_wire_tests::hex;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 
 use bytes::Bytes;
 use hostile_support::*;
@@ -25,49 +23,13 @@ use kafka_wire::{
 };
 use kafka_wire_messages::*;
 
-/// Counts the bytes allocated (and the new size of reallocations) by the current thread, so
-/// that tests running in parallel do not see each other's allocations.
-struct Counting;
-
-thread_local! {
-    static ALLOCATED: Cell<usize> = const { Cell::new(0) };
-}
-
-fn count(n: usize) {
-    let _ = ALLOCATED.try_with(|c| c.set(c.get() + n));
-}
-
-// SAFETY: every method forwards to `System` unchanged; counting touches no memory it returns.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count(layout.size());
-        // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        count(layout.size());
-        // SAFETY: as above.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: as above.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count(new_size);
-        // SAFETY: as above.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: kafka_wire_counting_alloc::Counting = kafka_wire_counting_alloc::Counting;
 
 /// Runs `f`, returning its result and the bytes this thread allocated meanwhile.
 fn measure<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let before = ALLOCATED.with(Cell::get);
-    let out = f();
-    (out, ALLOCATED.with(Cell::get) - before)
+    let (out, counts) = kafka_wire_counting_alloc::measure(f);
+    (out, counts.bytes)
 }
 
 /// An error allocates its box and a short field path: a few hundred bytes at most.

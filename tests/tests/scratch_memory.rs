@@ -3,53 +3,15 @@
 //! most `kafka_wire::SCRATCH_KEEP` bytes between encodes, however large the last message.
 //! Measured with an allocator that counts the bytes this thread holds live.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use kafka_wire::{KafkaMessage, Records, SCRATCH_KEEP};
 use kafka_wire_messages::{PartitionProduceData, ProduceRequest, TopicProduceData};
 
-/// Counts the bytes live in allocations made by the current thread (freed ones subtracted),
-/// so tests running in parallel do not see each other's.
-struct Counting;
-
-thread_local! {
-    static LIVE: Cell<isize> = const { Cell::new(0) };
-}
-
-fn add(n: isize) {
-    let _ = LIVE.try_with(|c| c.set(c.get() + n));
-}
-
-// SAFETY: every method forwards to `System` unchanged; counting touches no memory it returns.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        add(layout.size() as isize);
-        // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        add(layout.size() as isize);
-        // SAFETY: as above.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        add(-(layout.size() as isize));
-        // SAFETY: as above.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        add(new_size as isize - layout.size() as isize);
-        // SAFETY: as above.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: kafka_wire_counting_alloc::Counting = kafka_wire_counting_alloc::Counting;
 
+/// The bytes this thread holds live (its frees subtracted).
 fn live() -> isize {
-    LIVE.with(Cell::get)
+    kafka_wire_counting_alloc::thread().live
 }
 
 /// A Produce v3 request carrying one opaque record set of `len` bytes: the message is a
