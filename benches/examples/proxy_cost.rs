@@ -1,8 +1,8 @@
 //! What `kwire proxy` costs against a plain relay, in one run: the same Produce/Fetch
 //! workload through a tokio copy loop with 1 MiB buffers and through the proxy in each mode
 //! (default, `--verify`, `--reencode`, `--log json`), each middle in a process of its own whose
-//! CPU time (user and system, from `/proc/self/stat`) is divided by the megabytes it forwarded
-//! in both directions.
+//! CPU time (user and system, every thread's, `CLOCK_PROCESS_CPUTIME_ID`) is divided by the
+//! megabytes it forwarded in both directions.
 //!
 //! ```sh
 //! cargo build --release -p kafka-wire-bench --example proxy_cost
@@ -319,17 +319,7 @@ async fn relay(client: tokio::net::TcpStream, upstream: &str) {
 }
 
 /// The CPU time of this process so far (user and system, every thread, those that ended
-/// too), in nanoseconds, from `/proc/self/stat` (clock ticks of 10 ms: runs are long enough
-/// for that to be a small part).
+/// too), in nanoseconds (`CLOCK_PROCESS_CPUTIME_ID`).
 fn cpu_ns() -> u64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // Fields after the command name (which may hold spaces) in parentheses.
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let f: Vec<u64> = rest
-        .split_whitespace()
-        .map(|x| x.parse().unwrap_or(0))
-        .collect();
-    // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the name.
-    let ticks = f.get(11).copied().unwrap_or(0) + f.get(12).copied().unwrap_or(0);
-    ticks * 10_000_000
+    cpu_time::ProcessTime::now().as_duration().as_nanos() as u64
 }
