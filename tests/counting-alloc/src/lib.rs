@@ -1,7 +1,7 @@
 //! One counting global allocator for the test suites, benchmarks' tests and fuzz targets
 //! that bound memory: a binary installs it and reads the counts it needs.
 //!
-//! ```ignore
+//! ```text
 //! #[global_allocator]
 //! static GLOBAL: kafka_wire_counting_alloc::Counting = kafka_wire_counting_alloc::Counting;
 //!
