@@ -120,3 +120,31 @@ pub fn live() -> isize {
 pub fn total() -> usize {
     TOTAL.load(Ordering::Relaxed)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[global_allocator]
+    static GLOBAL: Counting = Counting;
+
+    #[test]
+    fn counts_this_threads_allocations_and_frees() {
+        let live_before = live();
+        let (v, c) = measure(|| {
+            let mut v = Vec::<u8>::with_capacity(100);
+            v.reserve(1000); // a reallocation to at least 1,000 bytes
+            v
+        });
+        assert_eq!(c.allocations, 2, "{c:?}");
+        assert!(c.bytes >= 1100, "{c:?}");
+        assert_eq!(c.live, v.capacity() as isize);
+        assert!(live() >= live_before + 1000);
+        let total_before = total();
+        let ((), freed) = measure(|| drop(v));
+        assert_eq!(freed.allocations, 0);
+        assert_eq!(freed.bytes, 0);
+        assert!(freed.live <= -1000, "{freed:?}");
+        assert!(total() >= total_before);
+    }
+}
