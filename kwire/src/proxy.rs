@@ -1067,7 +1067,9 @@ fn json_line(
     });
     if document {
         // The frame's document is an object: its keys join the envelope's.
-        w[at] = b',';
+        if let Some(brace) = w.get_mut(at) {
+            *brace = b',';
+        }
     } else {
         w.truncate(at);
         let _ = write!(

@@ -50,10 +50,18 @@ pub struct BatchHeaderMut<'a> {
     batch: &'a mut [u8],
 }
 
+// Every offset below is inside the 61-byte header, which `BatchHeaderMut::at` checked is
+// there; the checked forms keep that an invariant rather than a panic site.
 fn get<const N: usize>(b: &[u8], at: usize) -> [u8; N] {
-    let mut out = [0; N];
-    out.copy_from_slice(&b[at..at + N]);
-    out
+    b.get(at..at + N)
+        .and_then(|s| <[u8; N]>::try_from(s).ok())
+        .unwrap_or([0; N])
+}
+
+fn put<const N: usize>(b: &mut [u8], at: usize, v: [u8; N]) {
+    if let Some(d) = b.get_mut(at..at + N) {
+        d.copy_from_slice(&v);
+    }
 }
 
 impl<'a> BatchHeaderMut<'a> {
@@ -74,7 +82,7 @@ impl<'a> BatchHeaderMut<'a> {
         }
         let size = i32::from_be_bytes(get(entries, BATCH_LENGTH));
         if entries.len() > MAGIC {
-            let magic = entries[MAGIC] as i8;
+            let magic = get::<1>(entries, MAGIC)[0] as i8;
             if magic != 2 {
                 return Err(err(K::InvalidMagic(magic), MAGIC));
             }
@@ -87,9 +95,8 @@ impl<'a> BatchHeaderMut<'a> {
         if entries.len() < total {
             return Err(err(K::PrematureEof, entries.len()));
         }
-        Ok(BatchHeaderMut {
-            batch: &mut entries[..total],
-        })
+        let (batch, _) = entries.split_at_mut(total);
+        Ok(BatchHeaderMut { batch })
     }
 
     /// The batch's size in bytes, size fields included.
@@ -110,7 +117,7 @@ impl<'a> BatchHeaderMut<'a> {
             base_offset: i64::from_be_bytes(get(b, BASE_OFFSET)),
             batch_length: i32::from_be_bytes(get(b, BATCH_LENGTH)),
             partition_leader_epoch: i32::from_be_bytes(get(b, LEADER_EPOCH)),
-            magic: b[MAGIC] as i8,
+            magic: get::<1>(b, MAGIC)[0] as i8,
             crc: u32::from_be_bytes(get(b, CRC)),
             attributes: i16::from_be_bytes(get(b, ATTRIBUTES)),
             last_offset_delta: i32::from_be_bytes(get(b, LAST_OFFSET_DELTA)),
@@ -126,7 +133,7 @@ impl<'a> BatchHeaderMut<'a> {
     /// Sets the base offset (outside the CRC). Record offsets are deltas from it, so every
     /// record moves with it.
     pub fn set_base_offset(&mut self, base_offset: i64) {
-        self.batch[BASE_OFFSET..BASE_OFFSET + 8].copy_from_slice(&base_offset.to_be_bytes());
+        put(self.batch, BASE_OFFSET, base_offset.to_be_bytes());
     }
 
     /// Sets the base offset so that the last record has `last_offset` (Java's
@@ -138,7 +145,7 @@ impl<'a> BatchHeaderMut<'a> {
 
     /// Sets the partition leader epoch (outside the CRC).
     pub fn set_partition_leader_epoch(&mut self, epoch: i32) {
-        self.batch[LEADER_EPOCH..LEADER_EPOCH + 4].copy_from_slice(&epoch.to_be_bytes());
+        put(self.batch, LEADER_EPOCH, epoch.to_be_bytes());
     }
 
     /// Sets the timestamp type (attribute bit 3) and the max timestamp, then the CRC over the
@@ -154,20 +161,21 @@ impl<'a> BatchHeaderMut<'a> {
         if h.attributes == attributes && h.max_timestamp == max_timestamp {
             return;
         }
-        self.batch[ATTRIBUTES..ATTRIBUTES + 2].copy_from_slice(&attributes.to_be_bytes());
-        self.batch[MAX_TIMESTAMP..MAX_TIMESTAMP + 8].copy_from_slice(&max_timestamp.to_be_bytes());
+        put(self.batch, ATTRIBUTES, attributes.to_be_bytes());
+        put(self.batch, MAX_TIMESTAMP, max_timestamp.to_be_bytes());
         self.update_crc();
     }
 
     /// Recomputes the stored CRC-32C over bytes 21.. (after changing bytes the CRC covers).
     pub fn update_crc(&mut self) {
-        let crc = crc32c(&self.batch[ATTRIBUTES..]);
-        self.batch[CRC..CRC + 4].copy_from_slice(&crc.to_be_bytes());
+        let crc = crc32c(self.batch.get(ATTRIBUTES..).unwrap_or_default());
+        put(self.batch, CRC, crc.to_be_bytes());
     }
 
     /// Whether the stored CRC matches the bytes.
     pub fn crc_is_valid(&self) -> bool {
-        crc32c(&self.batch[ATTRIBUTES..]) == u32::from_be_bytes(get(self.batch, CRC))
+        crc32c(self.batch.get(ATTRIBUTES..).unwrap_or_default())
+            == u32::from_be_bytes(get(self.batch, CRC))
     }
 }
 
@@ -207,7 +215,8 @@ pub fn assign_offsets(
     let mut spans = Vec::new();
     let mut at = 0;
     while at < records.len() {
-        let h = BatchHeaderMut::at(&mut records[at..], at, spans.len())?;
+        let rest = records.get_mut(at..).unwrap_or_default();
+        let h = BatchHeaderMut::at(rest, at, spans.len())?;
         let header = h.header();
         if i64::from(header.record_count) != i64::from(header.last_offset_delta) + 1 {
             return Err(RecordsError::new(
@@ -223,7 +232,7 @@ pub fn assign_offsets(
     let mut next = first_offset;
     for (at, delta) in spans {
         let mut h = BatchHeaderMut {
-            batch: &mut records[at..],
+            batch: records.get_mut(at..).unwrap_or_default(),
         };
         h.set_base_offset(next);
         h.set_partition_leader_epoch(leader_epoch);
