@@ -29,7 +29,7 @@ use kafka_wire::codec::{CodecError, FrameCodec};
 use kafka_wire::correlation::CorrelationTracker;
 use kafka_wire::dynamic::{self, BodySpec};
 use kafka_wire::frame::{self, DecodeOptions, RequestPeek};
-use kafka_wire::records::{Batches, ReadOptions};
+use kafka_wire::records::ReadOptions;
 use kafka_wire::{
     ApiKind, Bytes, DecodeLimits, EncodeError, Reader, Records, Str, Vectored, Version,
 };
@@ -1088,36 +1088,17 @@ fn json_line(
     w
 }
 
-/// A `records` value in a log line: `{"batches":N,"records":M,"sizeInBytes":B}`, counted
-/// from the batch headers (nothing decompressed; a compressed legacy message counts as
-/// `null` records unless its inner messages are read).
+/// A `records` value in a log line: `{"batches":N,"records":M,"sizeInBytes":B}`, counted as
+/// the summary table counts them (`count_records`, from the batch headers).
 fn records_summary(data: &Bytes, w: &mut dyn Write) -> std::io::Result<()> {
-    let opts = ReadOptions {
-        verify_crc: false,
-        ..ReadOptions::default()
-    };
-    let (mut batches, mut records, mut known) = (0u64, 0u64, true);
-    for b in Batches::new(data.clone(), opts) {
-        let Ok(b) = b else { break };
-        batches += 1;
-        match b.record_count() {
-            Some(n) => records += n as u64,
-            None => known = false,
-        }
-    }
-    if known {
-        write!(
-            w,
-            "{{\"batches\":{batches},\"records\":{records},\"sizeInBytes\":{}}}",
-            data.len()
-        )
-    } else {
-        write!(
-            w,
-            "{{\"batches\":{batches},\"records\":null,\"sizeInBytes\":{}}}",
-            data.len()
-        )
-    }
+    let c = count_records([&Records(data.clone())], false);
+    write!(
+        w,
+        "{{\"batches\":{},\"records\":{},\"sizeInBytes\":{}}}",
+        c.batches,
+        c.records,
+        data.len()
+    )
 }
 
 #[cfg(test)]
