@@ -12,8 +12,10 @@
 //! The client sends a Produce request of one batch of 1,000 records of 1 KB (uncompressed,
 //! then lz4) and a Fetch request, which a fake broker answers with that batch: about 2 MB
 //! forwarded per round trip. Paths are run in rotated order, `REPETITIONS` times (default 3);
-//! the table gives each path's median CPU per MB, its ratio to the relay's, and its
-//! throughput.
+//! the table gives each path's median CPU per MB at full speed (one request in flight, the
+//! next sent when its answer is in), its ratio to the relay's, its throughput, and then the
+//! latency of each request when the same round trips are paced (one every 10 ms), which is
+//! what a proxy adds to an application that is not saturating it.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -34,6 +36,9 @@ use kafka_wire_messages::{RequestBody, RequestFrame};
 const PATHS: [&str; 5] = ["relay", "default", "verify", "reencode", "log-json"];
 const PRODUCE_V: i16 = 9;
 const FETCH_V: i16 = 12;
+/// The paced phase: this many round trips, one every `PACE`.
+const PACED_TRIPS: usize = 100;
+const PACE: std::time::Duration = std::time::Duration::from_millis(10);
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -51,7 +56,7 @@ fn main() {
     for codec in [Compression::None, Compression::Lz4] {
         let batch = one_batch(codec);
         let broker = fake_broker(batch.clone());
-        let mut results: Vec<Vec<(f64, f64)>> = vec![Vec::new(); PATHS.len()];
+        let mut results: Vec<Vec<Run>> = vec![Vec::new(); PATHS.len()];
         for rep in 0..reps {
             for k in 0..PATHS.len() {
                 let i = (k + rep) % PATHS.len();
@@ -60,29 +65,34 @@ fn main() {
                 }
             }
         }
-        let median = |v: &[(f64, f64)], f: fn(&(f64, f64)) -> f64| {
+        let median = |v: &[Run], f: fn(&Run) -> f64| {
             let mut x: Vec<f64> = v.iter().map(f).collect();
             x.sort_by(f64::total_cmp);
             x[x.len() / 2]
         };
-        let relay_cpu = median(&results[0], |r| r.0);
-        let relay_tput = median(&results[0], |r| r.1);
+        let relay_cpu = median(&results[0], |r| r.cpu);
+        let relay_tput = median(&results[0], |r| r.tput);
         println!(
-            "{codec:?} batches of {} bytes, {trips} round trips x {reps} repetitions:",
-            batch.len()
+            "{codec:?} batches of {} bytes, {trips} round trips x {reps} repetitions, then {PACED_TRIPS} paced ({} ms apart):",
+            batch.len(),
+            PACE.as_millis()
         );
-        println!("| path | CPU ms/MB | vs relay | throughput MB/s | vs relay |");
-        println!("| --- | --- | --- | --- | --- |");
+        println!(
+            "| path | CPU ms/MB | vs relay | throughput MB/s | vs relay | paced p50 ms | p99 ms |"
+        );
+        println!("| --- | --- | --- | --- | --- | --- | --- |");
         for (i, path) in PATHS.iter().enumerate() {
             if results[i].is_empty() {
                 continue;
             }
-            let cpu = median(&results[i], |r| r.0);
-            let tput = median(&results[i], |r| r.1);
+            let cpu = median(&results[i], |r| r.cpu);
+            let tput = median(&results[i], |r| r.tput);
             println!(
-                "| {path} | {cpu:.3} | {:.2}x | {tput:.0} | {:.2} |",
+                "| {path} | {cpu:.3} | {:.2}x | {tput:.0} | {:.2} | {:.3} | {:.3} |",
                 cpu / relay_cpu,
-                tput / relay_tput
+                tput / relay_tput,
+                median(&results[i], |r| r.p50),
+                median(&results[i], |r| r.p99),
             );
         }
     }
@@ -180,8 +190,9 @@ fn fake_broker(batch: Bytes) -> SocketAddr {
     addr
 }
 
-/// Runs the workload through one path; (CPU ms per MB forwarded, MB/s).
-fn run_path(path: &str, broker: SocketAddr, batch: &Bytes, trips: usize) -> (f64, f64) {
+/// Runs the workload through one path: at full speed for the CPU time and throughput, then
+/// paced for the latency.
+fn run_path(path: &str, broker: SocketAddr, batch: &Bytes, trips: usize) -> Run {
     let mut child = Command::new(std::env::current_exe().unwrap())
         .args(["--middle", path, &broker.to_string()])
         .stdin(Stdio::piped())
@@ -248,17 +259,52 @@ fn run_path(path: &str, broker: SocketAddr, batch: &Bytes, trips: usize) -> (f64
         }
     }
     let secs = started.elapsed().as_secs_f64();
-    drop(s);
-    drop(child.stdin.take());
+    // The CPU time so far: the middle prints it for each line it reads.
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"\n").unwrap();
     line.clear();
     out.read_line(&mut line).unwrap();
-    let _ = child.wait();
     let cpu_ns: f64 = line.trim().parse().expect("the middle's CPU time");
+    // Paced: the same round trips, one every PACE, each request's time to its answer.
+    let mut times = Vec::with_capacity(2 * PACED_TRIPS);
+    let mut next = Instant::now();
+    for i in 0..PACED_TRIPS as i32 {
+        next += PACE;
+        std::thread::sleep(next.saturating_duration_since(Instant::now()));
+        for req in [produce(2 * i), fetch(2 * i + 1)] {
+            let t = Instant::now();
+            s.write_all(&req).unwrap();
+            read_frame(&mut s).expect("an answer through the middle");
+            times.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    drop(s);
+    drop(stdin);
+    let _ = child.wait();
     let mb = bytes as f64 / 1e6;
-    (cpu_ns / 1e6 / mb, mb / secs)
+    Run {
+        cpu: cpu_ns / 1e6 / mb,
+        tput: mb / secs,
+        p50: times[times.len() / 2],
+        p99: times[times.len() * 99 / 100],
+    }
 }
 
-/// The middle process: prints its address, forwards until stdin closes, prints its CPU time.
+/// One path's figures from one run.
+#[derive(Clone, Copy)]
+struct Run {
+    /// CPU milliseconds of the middle per MB forwarded (both directions), at full speed.
+    cpu: f64,
+    /// MB forwarded per second at full speed, one request in flight.
+    tput: f64,
+    /// Median and 99th percentile of a request's time to its answer, paced (ms).
+    p50: f64,
+    p99: f64,
+}
+
+/// The middle process: prints its address, forwards until stdin closes, printing its CPU time
+/// for each line it reads.
 fn middle(path: &str, upstream: &str) {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -292,9 +338,11 @@ fn middle(path: &str, upstream: &str) {
             Some(p)
         };
         std::io::stdout().flush().unwrap();
-        // Until the parent closes stdin.
+        // The CPU time so far for each line read, until the parent closes stdin.
         tokio::task::spawn_blocking(|| {
-            let _ = std::io::stdin().read_to_end(&mut Vec::new());
+            for _ in std::io::stdin().lines() {
+                println!("{}", cpu_ns());
+            }
         })
         .await
         .unwrap();
@@ -302,7 +350,6 @@ fn middle(path: &str, upstream: &str) {
             let _ = p.stop();
         }
     });
-    println!("{}", cpu_ns());
 }
 
 /// The plain relay: bytes copied both ways with 1 MiB buffers.

@@ -121,7 +121,7 @@ impl Decoder for FrameCodec {
                 Ok(None)
             }
             Some(total) if src.len() < total => {
-                // Room for as many more bytes as have arrived (4 KiB to 64 KiB), not for the
+                // Room for as many more bytes as have arrived (4 KiB to 1 MiB), not for the
                 // whole frame: a prefix alone commits no memory for the body it announces.
                 src.reserve(read_ahead(src.len(), total - src.len()));
                 Ok(None)
