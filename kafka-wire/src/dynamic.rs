@@ -21,7 +21,7 @@
 
 use core::fmt;
 
-use bytes::{BufMut, Bytes};
+use bytes::Bytes;
 
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::field::{field_cx, put_array_prefix, read_array_prefix, Cx, Field};
@@ -226,29 +226,29 @@ fn sample_value(ty: &KafkaType, version: Version) -> Value {
     }
 }
 
-/// One empty RecordBatch v2 (61 bytes): every number zero, magic 2, no record, and the
-/// CRC-32C of the bytes after the CRC field (written here: the records builder makes no
-/// batch without a record, as Java's does not).
+/// One empty RecordBatch v2 (61 bytes): every number zero, magic 2, no record, its CRC-32C
+/// computed, as Java's `DefaultRecordBatch.writeEmptyHeader` writes one (a plain build makes
+/// no batch without a record, as Java's builder does not; a header-driven one does).
 pub fn empty_record_batch() -> Vec<u8> {
-    let mut b = Vec::with_capacity(61);
-    b.put_i64(0); // baseOffset
-    b.put_i32(49); // batchLength: bytes after this field
-    b.put_i32(0); // partitionLeaderEpoch
-    b.put_i8(2); // magic
-    b.put_u32(0); // crc, patched below
-    b.put_i16(0); // attributes
-    b.put_i32(0); // lastOffsetDelta
-    b.put_i64(0); // baseTimestamp
-    b.put_i64(0); // maxTimestamp
-    b.put_i64(0); // producerId
-    b.put_i16(0); // producerEpoch
-    b.put_i32(0); // baseSequence
-    b.put_i32(0); // records count
-    let crc = crate::records::crc32c(b.get(21..).unwrap_or_default());
-    if let Some(slot) = b.get_mut(17..21) {
-        slot.copy_from_slice(&crc.to_be_bytes());
-    }
-    b
+    let header = crate::records::BatchHeader {
+        base_offset: 0,
+        batch_length: 0,
+        partition_leader_epoch: 0,
+        magic: 2,
+        crc: 0,
+        attributes: 0,
+        last_offset_delta: 0,
+        base_timestamp: 0,
+        max_timestamp: 0,
+        producer_id: 0,
+        producer_epoch: 0,
+        base_sequence: 0,
+        record_count: 0,
+    };
+    // Only an invalid header or a codec left out fails a build, and this is neither.
+    crate::records::BatchBuilder::from_header(&header)
+        .build_vec()
+        .unwrap_or_default()
 }
 
 // ---- trace --------------------------------------------------------------------------------

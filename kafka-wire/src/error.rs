@@ -173,6 +173,32 @@ pub enum DecodeErrorKind {
     /// A value that is not valid for its type (for example a bad enum discriminant in user code).
     #[error("invalid value: {0}")]
     InvalidValue(&'static str),
+    /// A record set that does not read (converted from the records reader's error, which
+    /// keeps the batch and record index and whether the offset counts in decompressed bytes).
+    #[cfg(feature = "records")]
+    #[error("{}", .0.kind())]
+    Records(crate::records::RecordsError),
+}
+
+#[cfg(feature = "records")]
+impl From<crate::records::RecordsError> for DecodeError {
+    /// The records reader's failure as a decode error: the same offset (from the start of
+    /// the record set, or of the batch's decompressed records), and the path
+    /// `records[batch][record]` (`records[batch].decompressed[record]` when the offset
+    /// counts in decompressed bytes), so that `?` carries it out of a decoding function.
+    #[cold]
+    fn from(e: crate::records::RecordsError) -> Self {
+        let (offset, batch, record, decompressed) =
+            (e.offset(), e.batch(), e.record(), e.in_decompressed());
+        let mut d = DecodeError::new(DecodeErrorKind::Records(e), offset);
+        if let Some(r) = record {
+            d = d.at_index(r);
+        }
+        if decompressed {
+            d = d.in_part("decompressed");
+        }
+        d.at_index(batch).in_part("records")
+    }
 }
 
 /// The path accessor and builders both error types share: each builder adds one segment on

@@ -1,8 +1,53 @@
 //! Writers and sizes of Kafka's primitive encodings (Java's `ByteUtils`; ARCHITECTURE.md, *Primitives*).
 //!
-//! Readers live on [`Reader`](crate::Reader); these are their inverses.
+//! Readers live on [`Reader`](crate::Reader); these are their inverses. The varint readers
+//! underneath it are here too, crate-private: the records reader reads with them as well.
 
 use bytes::BufMut;
+
+/// Why a varint could not be read from a slice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum VarintError {
+    /// The slice ended inside it.
+    Eof,
+    /// A continuation bit on its last allowed byte (the 5th of a varint, the 10th of a
+    /// varlong).
+    TooLong,
+}
+
+/// The unsigned varint at the start of `b` as Java's `ByteUtils.readUnsignedVarint` reads it,
+/// and the bytes it takes: at most 5 bytes, bits of the 5th beyond 32 dropped. The one
+/// varint reader: [`Reader`](crate::Reader) adds its canonical-form check on top, and the
+/// records reader (whose fast paths take the one- and two-byte forms) calls it for the rest.
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
+pub(crate) fn uvarint_at(b: &[u8]) -> Result<(u32, usize), VarintError> {
+    let mut v = 0u32;
+    for i in 0..5 {
+        let &x = b.get(i).ok_or(VarintError::Eof)?;
+        v |= u32::from(x & 0x7f).wrapping_shl(7 * i as u32);
+        if x < 0x80 {
+            return Ok((v, i + 1));
+        }
+    }
+    Err(VarintError::TooLong)
+}
+
+/// The unsigned varlong at the start of `b` as Java's `ByteUtils.readUnsignedVarlong` reads
+/// it, and the bytes it takes: at most 10 bytes, bits of the 10th beyond 64 dropped.
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
+pub(crate) fn uvarlong_at(b: &[u8]) -> Result<(u64, usize), VarintError> {
+    let mut v = 0u64;
+    for i in 0..10 {
+        let &x = b.get(i).ok_or(VarintError::Eof)?;
+        v |= u64::from(x & 0x7f).wrapping_shl(7 * i as u32);
+        if x < 0x80 {
+            return Ok((v, i + 1));
+        }
+    }
+    Err(VarintError::TooLong)
+}
 
 /// Bytes an unsigned varint of `v` takes (1 to 5).
 #[cfg_attr(not(debug_assertions), inline(always))]
@@ -230,5 +275,44 @@ mod tests {
         // varlong max is 10 bytes; an 11-byte form is too long.
         let b = Bytes::from(vec![0xffu8; 11]);
         assert!(Reader::new(&b).read_varlong().is_err());
+    }
+
+    /// The shared readers read as Java's `ByteUtils.readUnsignedVarint` / `readVarlong` do
+    /// (Kafka's `ByteUtilsTest` cases): the longest forms, bits past the type dropped, a
+    /// continuation bit on the last allowed byte refused, a short slice refused; `Reader`
+    /// refuses the non-canonical forms on top (they would not re-encode to the same bytes).
+    #[test]
+    fn shared_varint_readers_read_as_java() {
+        assert_eq!(uvarint_at(&[0x00]), Ok((0, 1)));
+        assert_eq!(uvarint_at(&[0x96, 0x01, 0xaa]), Ok((150, 2)));
+        assert_eq!(
+            uvarint_at(&[0xff, 0xff, 0xff, 0xff, 0x0f]),
+            Ok((u32::MAX, 5))
+        );
+        // Java keeps the low 4 bits of a 5th byte: `value |= b << 28` in an int.
+        assert_eq!(
+            uvarint_at(&[0xff, 0xff, 0xff, 0xff, 0x7f]),
+            Ok((u32::MAX, 5))
+        );
+        assert_eq!(uvarint_at(&[0x80, 0x00]), Ok((0, 2)));
+        assert_eq!(
+            uvarint_at(&[0xff, 0xff, 0xff, 0xff, 0xff, 0x01]),
+            Err(VarintError::TooLong)
+        );
+        assert_eq!(uvarint_at(&[0x80, 0x80]), Err(VarintError::Eof));
+        assert_eq!(uvarint_at(&[]), Err(VarintError::Eof));
+        let mut max = [0xffu8; 10];
+        max[9] = 0x01;
+        assert_eq!(uvarlong_at(&max), Ok((u64::MAX, 10)));
+        max[9] = 0x7f;
+        assert_eq!(uvarlong_at(&max), Ok((u64::MAX, 10)));
+        assert_eq!(uvarlong_at(&[0xff; 11]), Err(VarintError::TooLong));
+        assert_eq!(uvarlong_at(&[0xff; 9]), Err(VarintError::Eof));
+        for strictly_refused in [&[0x80u8, 0x00][..], &[0xff, 0xff, 0xff, 0xff, 0x7f]] {
+            let b = Bytes::copy_from_slice(strictly_refused);
+            let e = Reader::new(&b).read_uvarint().unwrap_err();
+            assert_eq!(e.kind(), &crate::DecodeErrorKind::NonCanonicalVarint);
+            assert_eq!(e.offset(), 0);
+        }
     }
 }

@@ -222,56 +222,49 @@ impl<'a> Reader<'a> {
 
     #[inline(never)]
     fn read_uvarint_slow(&mut self) -> Result<u32, DecodeError> {
-        let start = self.position();
-        let saved = self.rest;
-        let mut value: u32 = 0;
-        for i in 0..5u32 {
-            let b = match self.read_u8() {
-                Ok(b) => b,
-                Err(e) => {
-                    self.rest = saved;
-                    return Err(DecodeError::new(e.kind().clone(), start));
-                }
-            };
-            value |= u32::from(b & 0x7f).wrapping_shl(7 * i);
-            if b & 0x80 == 0 {
-                // A zero last byte (non-minimal form) or bits above bit 31 would not
-                // re-encode to the same bytes; Kafka never writes either.
-                if (i > 0 && b == 0) || (i == 4 && b > 0x0f) {
-                    self.rest = saved;
-                    return Err(self.error(DecodeErrorKind::NonCanonicalVarint));
-                }
-                return Ok(value);
-            }
-        }
-        self.rest = saved;
-        Err(self.error(DecodeErrorKind::VarintTooLong { max_bytes: 5 }))
+        let (v, n) =
+            crate::primitives::uvarint_at(self.rest).map_err(|e| self.varint_error(e, 5))?;
+        // A zero last byte (non-minimal form) or bits above bit 31 would not re-encode to
+        // the same bytes; Kafka never writes either.
+        self.canonical(n, n == 5 && self.rest.get(4).is_some_and(|&b| b > 0x0f))?;
+        Ok(v)
     }
 
     /// Reads an unsigned LEB128 varlong of at most 10 bytes.
     pub fn read_uvarlong(&mut self) -> Result<u64, DecodeError> {
-        let start = self.position();
-        let saved = self.rest;
-        let mut value: u64 = 0;
-        for i in 0..10u32 {
-            let b = match self.read_u8() {
-                Ok(b) => b,
-                Err(e) => {
-                    self.rest = saved;
-                    return Err(DecodeError::new(e.kind().clone(), start));
-                }
-            };
-            value |= u64::from(b & 0x7f).wrapping_shl(7 * i);
-            if b & 0x80 == 0 {
-                if (i > 0 && b == 0) || (i == 9 && b > 0x01) {
-                    self.rest = saved;
-                    return Err(self.error(DecodeErrorKind::NonCanonicalVarint));
-                }
-                return Ok(value);
+        let (v, n) =
+            crate::primitives::uvarlong_at(self.rest).map_err(|e| self.varint_error(e, 10))?;
+        self.canonical(n, n == 10 && self.rest.get(9).is_some_and(|&b| b > 0x01))?;
+        Ok(v)
+    }
+
+    /// The error of a varint that the shared readers of `primitives` could not read from
+    /// here (nothing consumed): the byte after the input's end missing, or too long a form.
+    #[cold]
+    fn varint_error(&self, e: crate::primitives::VarintError, max_bytes: u8) -> DecodeError {
+        match e {
+            crate::primitives::VarintError::Eof => DecodeError::new(
+                DecodeErrorKind::Truncated {
+                    needed: 1,
+                    available: 0,
+                },
+                self.position(),
+            ),
+            crate::primitives::VarintError::TooLong => {
+                self.error(DecodeErrorKind::VarintTooLong { max_bytes })
             }
         }
-        self.rest = saved;
-        Err(self.error(DecodeErrorKind::VarintTooLong { max_bytes: 10 }))
+    }
+
+    /// Consumes the `n` bytes of a varint just read, unless its form is not the shortest (a
+    /// zero last byte) or `high_bits` (bits beyond its type in the last byte) says so.
+    fn canonical(&mut self, n: usize, high_bits: bool) -> Result<(), DecodeError> {
+        let zero_last = n > 1 && self.rest.get(n - 1) == Some(&0);
+        if zero_last || high_bits {
+            return Err(self.error(DecodeErrorKind::NonCanonicalVarint));
+        }
+        self.rest = self.rest.get(n..).unwrap_or_default();
+        Ok(())
     }
 
     /// Reads a zigzag-encoded signed varint (records only).

@@ -248,3 +248,47 @@ impl std::error::Error for RecordsError {
         Some(&self.0.kind)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::records::{BatchBuilder, Compression};
+    use crate::{DecodeError, DecodeErrorKind, Records};
+
+    /// A failure of the records reader carried out of a decoding function by `?`: the kind
+    /// and offset kept, the batch (and record) in the path.
+    #[test]
+    fn a_records_error_converts_into_a_decode_error() {
+        let mut b = BatchBuilder::new(0);
+        b.compression(Compression::None);
+        b.append(1, Some(b"k"), Some(b"v"), &[]);
+        let mut one = b.build().unwrap().to_vec();
+        // A second batch whose last byte (the record's header count) is changed: the CRC,
+        // over the bytes after its field, no longer matches.
+        let mut second = one.clone();
+        *second.last_mut().unwrap() ^= 1;
+        let first_len = one.len();
+        one.extend_from_slice(&second);
+        let set = Records(one.into());
+        fn read_all(set: &Records) -> Result<usize, DecodeError> {
+            let mut n = 0;
+            for batch in set.batches() {
+                n += batch?.records()?.iter().count();
+            }
+            Ok(n)
+        }
+        let e = read_all(&set).unwrap_err();
+        let DecodeErrorKind::Records(inner) = e.kind() else {
+            panic!("{e:?}")
+        };
+        assert!(
+            matches!(inner.kind(), super::RecordsErrorKind::CrcMismatch { .. }),
+            "{inner:?}"
+        );
+        // The CRC field of the second batch, from the start of the record set.
+        assert_eq!(e.offset(), first_len + 17);
+        assert_eq!(inner.batch(), 1);
+        let text = e.to_string();
+        assert!(text.starts_with("checksum mismatch"), "{text}");
+        assert!(text.ends_with("in `records[1]`"), "{text}");
+    }
+}

@@ -6,7 +6,7 @@ use super::compression;
 use super::control::{ControlRecordType, EndTxnMarker};
 use super::fused::Fused;
 use super::{BatchHeader, Compression, TimestampType, RECORD_BATCH_OVERHEAD};
-use crate::primitives::{zigzag32, zigzag64};
+use crate::primitives::{uvarlong_size, zigzag32, zigzag64};
 use crate::{EncodeError, EncodeErrorKind};
 
 /// A record header to write.
@@ -700,18 +700,10 @@ impl<'a, 'r> Extend<&'r NewRecord<'a>> for BatchBuilder {
 }
 
 #[inline(always)]
-fn uvarint_len(v: u64) -> usize {
-    // 1 byte per 7 significant bits, at least one: ceil(bits / 7) as a multiply-shift
-    // ((bits * 9 + 64) / 64 equals it for 1..=64 bits), cheaper than the division.
-    let bits = 64 - (v | 1).leading_zeros() as usize;
-    (bits * 9 + 64) >> 6
-}
-
-#[inline(always)]
 fn bytes_len(b: Option<&[u8]>) -> usize {
     match b {
         None => 1,
-        Some(b) => uvarint_len(zigzag32(b.len() as i32).into()) + b.len(),
+        Some(b) => uvarlong_size(zigzag32(b.len() as i32).into()) + b.len(),
     }
 }
 
@@ -937,11 +929,11 @@ fn write_record(
         }
     }
     let mut body = 1
-        + uvarint_len(ts)
-        + uvarint_len(od.into())
+        + uvarlong_size(ts)
+        + uvarlong_size(od.into())
         + bytes_len(key)
         + bytes_len(value)
-        + uvarint_len(zigzag32(headers.len() as i32).into());
+        + uvarlong_size(zigzag32(headers.len() as i32).into());
     for h in headers {
         body += bytes_len(Some(h.key)) + bytes_len(h.value);
     }
