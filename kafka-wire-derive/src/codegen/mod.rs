@@ -82,14 +82,10 @@ fn impls(p: &Plan) -> TokenStream {
                 }
 
                 #write_inline
-                fn write_vec<#bt: #kw::VecBuf + ?Sized>(&self, #b: &mut #bt, #cx: #kw::Cx, _: #kw::Sealed) -> #kw::EncRes {
-                    #write_body
-                }
+                fn write_vec<#bt: #kw::VecBuf + ?Sized>(&self, #b: &mut #bt, #cx: #kw::Cx, _: #kw::Sealed) -> #kw::EncRes #write_body
 
                 #size_inline
-                fn size(&self, #cx: #kw::Cx) -> usize {
-                    #size_body
-                }
+                fn size(&self, #cx: #kw::Cx) -> usize #size_body
 
                 #[inline]
                 fn sizes_trivially(&self, _: #kw::Sealed) -> bool {
@@ -97,18 +93,12 @@ fn impls(p: &Plan) -> TokenStream {
                 }
 
                 #[inline]
-                fn min_size(#cx: #kw::Cx) -> usize {
-                    #min_body
-                }
+                fn min_size(#cx: #kw::Cx) -> usize #min_body
 
-                fn alloc_ratio(#cx: #kw::Cx) -> usize {
-                    #ratio_body
-                }
+                fn alloc_ratio(#cx: #kw::Cx) -> usize #ratio_body
 
                 #read_inline
-                fn read(#r: &mut #kw::Reader<'_>, #cx: #kw::Cx) -> #kw::DecRes<Self> {
-                    #read_body
-                }
+                fn read(#r: &mut #kw::Reader<'_>, #cx: #kw::Cx) -> #kw::DecRes<Self> #read_body
 
                 fn read_discard(#r: &mut #kw::Reader<'_>, #cx: #kw::Cx, _: #kw::Sealed) -> #kw::DecRes<()> {
                     #discard

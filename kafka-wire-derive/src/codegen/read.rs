@@ -1,14 +1,14 @@
 //! `read`: each regular field into a local in wire order (a run with one bounds check), the
 //! tagged section (`tagged.rs`), then the struct from the locals.
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::{Delimiter, Group, Literal, TokenStream};
 use quote::{quote, quote_spanned};
 
 use super::plan::{FieldPlan, Piece, Plan, Regular};
 use super::{may_nest, rt, tagged};
 
-/// The body of `read`.
-pub fn body(p: &Plan) -> TokenStream {
+/// The body of `read`, braced.
+pub fn body(p: &Plan) -> Group {
     let (st, kw) = (&p.n.s, &p.n.kw);
     let new = rt::st_new(&p.n);
     let dec = rt::dec(&p.n);
@@ -18,13 +18,14 @@ pub fn body(p: &Plan) -> TokenStream {
     });
     let tags = tagged::read(p);
     let inits = p.s.fields.iter().map(|f| &f.ident).chain(&p.s.unknown);
-    quote! {
+    let body = quote! {
         let #st = #new;
         #dec
         #(#reads)*
         #tags
         #kw::Ok(Self { #(#inits),* })
-    }
+    };
+    Group::new(Delimiter::Brace, body)
 }
 
 /// In optimised builds a leaf struct's `read` (one holding no struct or array of structs)

@@ -41,108 +41,96 @@ impl Template {
     }
 }
 
-/// `<T as __kw::Fx>`: the hidden trait every field type implements through `Field`.
-fn fx(kw: &syn::Ident, ty: &syn::Type, sp: Span) -> TokenStream {
-    quote_spanned!(sp=> <#ty as #kw::Fx>)
-}
+// Calls on `<T as __kw::Fx>`, the hidden trait every field type implements through `Field`.
+// Each is one `quote_spanned!`: nesting a prebuilt `<T as Fx>` would copy its tokens once
+// more per call.
 
 /// Writes a regular field.
 pub fn put(n: &Idents, p: &FieldPlan) -> TokenStream {
-    let (fx, f, st, b, i, sp) = (
-        field_fx(n, p),
+    let (kw, b) = (&n.kw, &n.b);
+    let (ty, f, st, i, put) = (
+        &p.field.ty,
         &p.field.ident,
         &p.st,
-        &n.b,
         &p.index,
-        p.span,
+        &p.template.put,
     );
-    let put = &p.template.put;
-    quote_spanned!(sp=> #fx::#put(&self.#f, #st, #b, #i))
+    quote_spanned!(p.span=> <#ty as #kw::Fx>::#put(&self.#f, #st, #b, #i))
 }
 
 /// Sizes a regular field.
 pub fn size(n: &Idents, p: &FieldPlan) -> TokenStream {
-    let (fx, f, st, sp) = (field_fx(n, p), &p.field.ident, &p.st, p.span);
-    let size = &p.template.size;
-    quote_spanned!(sp=> #fx::#size(&self.#f, #st))
+    let kw = &n.kw;
+    let (ty, f, st, size) = (&p.field.ty, &p.field.ident, &p.st, &p.template.size);
+    quote_spanned!(p.span=> <#ty as #kw::Fx>::#size(&self.#f, #st))
 }
 
 /// Reads a regular field present in every version.
 pub fn get(n: &Idents, p: &FieldPlan) -> TokenStream {
-    let (fx, r, st, i, sp) = (field_fx(n, p), &n.r, &p.st, &p.index, p.span);
-    let get = &p.template.get;
-    quote_spanned!(sp=> #fx::#get(#r, #st, #i))
+    let (kw, r) = (&n.kw, &n.r);
+    let (ty, st, i, get) = (&p.field.ty, &p.st, &p.index, &p.template.get);
+    quote_spanned!(p.span=> <#ty as #kw::Fx>::#get(#r, #st, #i))
 }
 
 /// Reads a regular field behind `gate`, else its default.
 pub fn get_or(n: &Idents, p: &FieldPlan, gate: &TokenStream) -> TokenStream {
-    let (fx, r, st, i, def, sp) = (field_fx(n, p), &n.r, &p.st, &p.index, &p.default, p.span);
-    let get_or = &p.template.get_or;
-    quote_spanned!(sp=> #fx::#get_or(#r, #st, #i, #gate, #def))
+    let (kw, r) = (&n.kw, &n.r);
+    let (ty, st, i, def, get_or) = (&p.field.ty, &p.st, &p.index, &p.default, &p.template.get_or);
+    quote_spanned!(p.span=> <#ty as #kw::Fx>::#get_or(#r, #st, #i, #gate, #def))
 }
 
 /// Refuses a non-default value in a version without the field.
 pub fn absent(n: &Idents, p: &FieldPlan) -> TokenStream {
-    let (fx, f, def, s, i, sp) = (
-        field_fx(n, p),
-        &p.field.ident,
-        &p.default,
-        &n.s,
-        &p.index,
-        p.span,
-    );
-    quote_spanned!(sp=> #fx::absent(&self.#f, #def, #s, #i))
+    let (kw, s) = (&n.kw, &n.s);
+    let (ty, f, def, i) = (&p.field.ty, &p.field.ident, &p.default, &p.index);
+    quote_spanned!(p.span=> <#ty as #kw::Fx>::absent(&self.#f, #def, #s, #i))
 }
 
 /// The fewest bytes of a regular field.
 pub fn min_in(n: &Idents, p: &FieldPlan) -> TokenStream {
-    let (fx, st, sp) = (field_fx(n, p), &p.st, p.span);
-    quote_spanned!(sp=> #fx::min_in(#st))
+    let (kw, ty, st) = (&n.kw, &p.field.ty, &p.st);
+    quote_spanned!(p.span=> <#ty as #kw::Fx>::min_in(#st))
 }
 
 /// The allocation ratio of a regular field.
 pub fn ratio_in(n: &Idents, p: &FieldPlan) -> TokenStream {
-    let (fx, st, sp) = (field_fx(n, p), &p.st, p.span);
-    quote_spanned!(sp=> #fx::ratio_in(#st))
+    let (kw, ty, st) = (&n.kw, &p.field.ty, &p.st);
+    quote_spanned!(p.span=> <#ty as #kw::Fx>::ratio_in(#st))
 }
 
 /// The allocation ratio of a tagged field.
 pub fn tagged_ratio(n: &Idents, p: &FieldPlan) -> TokenStream {
-    let (fx, s, nullable, sp) = (field_fx(n, p), &n.s, p.tagged_nullable, p.span);
-    quote_spanned!(sp=> #fx::tagged_ratio(#s, #nullable))
+    let (kw, s, ty, nullable) = (&n.kw, &n.s, &p.field.ty, p.tagged_nullable);
+    quote_spanned!(p.span=> <#ty as #kw::Fx>::tagged_ratio(#s, #nullable))
 }
 
 /// Whether a field differs from its default (a tagged field is written only then).
 pub fn differs(n: &Idents, p: &FieldPlan) -> TokenStream {
-    let (fx, f, def, sp) = (field_fx(n, p), &p.field.ident, &p.default, p.span);
-    quote_spanned!(sp=> #fx::differs(&self.#f, #def))
+    let kw = &n.kw;
+    let (ty, f, def) = (&p.field.ty, &p.field.ident, &p.default);
+    quote_spanned!(p.span=> <#ty as #kw::Fx>::differs(&self.#f, #def))
 }
 
 /// Writes a tagged field's entry.
 pub fn put_tagged(n: &Idents, p: &FieldPlan, tag: u32) -> TokenStream {
-    let (fx, f, s, b, i, sp) = (field_fx(n, p), &p.field.ident, &n.s, &n.b, &p.index, p.span);
-    let nullable = p.tagged_nullable;
-    quote_spanned!(sp=> #fx::put_tagged(&self.#f, #s, #b, #i, #tag, #nullable))
+    let (kw, s, b) = (&n.kw, &n.s, &n.b);
+    let (ty, f, i, nullable) = (&p.field.ty, &p.field.ident, &p.index, p.tagged_nullable);
+    quote_spanned!(p.span=> <#ty as #kw::Fx>::put_tagged(&self.#f, #s, #b, #i, #tag, #nullable))
 }
 
 /// Sizes a tagged field's entry.
 pub fn tagged_size(n: &Idents, p: &FieldPlan, tag: u32) -> TokenStream {
-    let (fx, f, s, nullable, sp) = (
-        field_fx(n, p),
-        &p.field.ident,
-        &n.s,
-        p.tagged_nullable,
-        p.span,
-    );
-    quote_spanned!(sp=> #fx::tagged_size(&self.#f, #s, #tag, #nullable))
+    let (kw, s) = (&n.kw, &n.s);
+    let (ty, f, nullable) = (&p.field.ty, &p.field.ident, p.tagged_nullable);
+    quote_spanned!(p.span=> <#ty as #kw::Fx>::tagged_size(&self.#f, #s, #tag, #nullable))
 }
 
 /// Reads a tagged field's entry into its local.
 pub fn get_tagged(n: &Idents, p: &FieldPlan, tag: u32) -> TokenStream {
-    let (fx, f, r, s, i, sp) = (field_fx(n, p), &p.field.ident, &n.r, &n.s, &p.index, p.span);
+    let (kw, r, s) = (&n.kw, &n.r, &n.s);
+    let (ty, f, i, nullable) = (&p.field.ty, &p.field.ident, &p.index, p.tagged_nullable);
     let from = Literal::i16_unsuffixed(p.field.tagged.min);
-    let nullable = p.tagged_nullable;
-    quote_spanned!(sp=> #fx::get_tagged(#r, #s, &mut #f, #i, #tag, #from, #nullable))
+    quote_spanned!(p.span=> <#ty as #kw::Fx>::get_tagged(#r, #s, &mut #f, #i, #tag, #from, #nullable))
 }
 
 /// Whether a field's value makes sizing loop (arrays, structs).
@@ -153,8 +141,7 @@ pub fn vacant(kw: &syn::Ident, f: &crate::model::Field) -> TokenStream {
 
 /// The field type's Kafka type, for the metadata.
 pub fn kafka_type(kw: &syn::Ident, ty: &syn::Type) -> TokenStream {
-    let fx = fx(kw, ty, ty.span());
-    quote_spanned!(ty.span()=> #fx::TYPE)
+    quote_spanned!(ty.span()=> <#ty as #kw::Fx>::TYPE)
 }
 
 /// Whether the field type requires UTF-8, for the metadata.
@@ -170,10 +157,6 @@ pub fn nested_check(n: &Idents, ty: &syn::Type) -> TokenStream {
     quote_spanned! {ty.span()=>
         const _: () = #kw::check_nested_flexible(<#ty as #kw::Fx>::NESTED, #m.flexible);
     }
-}
-
-fn field_fx(n: &Idents, p: &FieldPlan) -> TokenStream {
-    fx(&n.kw, &p.field.ty, p.span)
 }
 
 // The struct context, `St`.

@@ -2,7 +2,7 @@
 //! `alloc_ratio` (see `Field::min_size`, `alloc_ratio`). Fixed-width fields in every version
 //! add to one constant, which is also their minimum.
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::{Delimiter, Group, Literal, TokenStream};
 use quote::{quote, quote_spanned};
 
 use super::plan::{FieldPlan, Plan, Regular};
@@ -20,8 +20,8 @@ pub fn constant(p: &Plan) -> Literal {
     Literal::usize_unsuffixed(n)
 }
 
-/// The body of `size`.
-pub fn body(p: &Plan) -> TokenStream {
+/// The body of `size`, braced.
+pub fn body(p: &Plan) -> Group {
     let (st, sz) = (&p.n.s, &p.n.n);
     let new = rt::st_new(&p.n);
     let init = constant(p);
@@ -41,13 +41,14 @@ pub fn body(p: &Plan) -> TokenStream {
         }
     });
     let tags = tagged::size(p);
-    quote! {
+    let body = quote! {
         let #st = #new;
         let mut #sz = #init;
         #(#sizes)*
         #tags
         #sz
-    }
+    };
+    Group::new(Delimiter::Brace, body)
 }
 
 /// Whether sizing the struct runs no loop (`Field::sizes_trivially`): its arrays of
@@ -88,8 +89,9 @@ pub fn inline(p: &Plan) -> TokenStream {
     }
 }
 
-/// The body of `min_size`: the regular fields' minimums, and the tagged section's count byte.
-pub fn min_body(p: &Plan) -> TokenStream {
+/// The body of `min_size`, braced: the regular fields' minimums, and the tagged section's
+/// count byte.
+pub fn min_body(p: &Plan) -> Group {
     let (st, sz) = (&p.n.s, &p.n.n);
     let new = rt::st_new(&p.n);
     let init = constant(p);
@@ -112,18 +114,19 @@ pub fn min_body(p: &Plan) -> TokenStream {
         let flex = rt::flex(&p.n);
         quote!(#sz += usize::from(#flex);)
     });
-    quote! {
+    let body = quote! {
         let #st = #new;
         let mut #sz = #init;
         #(#mins)*
         #tags
         #sz
-    }
+    };
+    Group::new(Delimiter::Brace, body)
 }
 
-/// The body of `alloc_ratio`: the largest ratio of any field that may allocate, tagged
+/// The body of `alloc_ratio`, braced: the largest ratio of any field that may allocate, tagged
 /// (in its tagged versions) or regular, and of the unknown tagged fields.
-pub fn ratio_body(p: &Plan) -> TokenStream {
+pub fn ratio_body(p: &Plan) -> Group {
     let (st, k) = (&p.n.s, &p.n.k);
     let new = rt::st_new(&p.n);
     let init = match &p.s.unknown {
@@ -135,12 +138,13 @@ pub fn ratio_body(p: &Plan) -> TokenStream {
         let regular = regular_ratio(p, f);
         quote!(#tagged #regular)
     });
-    quote! {
+    let body = quote! {
         let #st = #new;
         let mut #k = #init;
         #(#ratios)*
         #k
-    }
+    };
+    Group::new(Delimiter::Brace, body)
 }
 
 fn regular_ratio(p: &Plan, f: &FieldPlan) -> Option<TokenStream> {

@@ -1,14 +1,14 @@
 //! `write_vec`: each regular field in wire order (a run as one `put_slice`), then the tagged
 //! section (`tagged.rs`).
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::{Delimiter, Group, Literal, TokenStream};
 use quote::{quote, quote_spanned};
 
 use super::plan::{FieldPlan, Piece, Plan, Regular};
 use super::{rt, tagged};
 
-/// The body of `write_vec`.
-pub fn body(p: &Plan) -> TokenStream {
+/// The body of `write_vec`, braced (a group is interpolated without copying its tokens).
+pub fn body(p: &Plan) -> Group {
     let st = &p.n.s;
     let new = rt::st_new(&p.n);
     let enc = rt::enc(&p.n);
@@ -18,13 +18,14 @@ pub fn body(p: &Plan) -> TokenStream {
         Piece::Run(first, len) => run(p, first, len),
     });
     let tags = tagged::write(p);
-    quote! {
+    let body = quote! {
         let #st = #new;
         #enc
         #(#writes)*
         #tags
         #kw::Ok(())
-    }
+    };
+    Group::new(Delimiter::Brace, body)
 }
 
 /// An API message's `write_vec` has one caller, the message's `encode` (see `read::inline`).
