@@ -239,103 +239,18 @@ impl Struct {
         let mut acc = darling::Error::accumulator();
 
         let ident = attrs.ident.clone();
-        // Kafka: "You must specify the version of the X structure."
-        let versions = match &attrs.versions {
-            Some(v) => **v,
-            None => {
-                acc.push(err(
-                    ident.span(),
-                    format!(
-                        "missing `#[kafka(versions = \"…\")]` on `{ident}`: every struct needs its valid versions, e.g. `versions = \"0-5\"`"
-                    ),
-                ));
-                Range::NONE
-            }
-        };
-        // Kafka: "You must specify a value for flexibleVersions. Please use 0+ for all new messages."
-        let flexible = match &attrs.flexible {
-            Some(f) => {
-                // Kafka: flexibleVersions must be "none" or open-ended.
-                if !f.is_empty() && !f.is_open_ended() {
-                    acc.push(err(
-                        f.span(),
-                        format!("flexible versions must be \"none\" or open-ended (\"N+\"), found \"{}\"", **f),
-                    ));
-                }
-                **f
-            }
-            None => {
-                acc.push(err(
-                    ident.span(),
-                    format!(
-                        "missing `#[kafka(flexible = \"…\")]` on `{ident}`: say where the struct is flexible, e.g. `flexible = \"3+\"`, or `flexible = \"none\"`"
-                    ),
-                ));
-                Range::NONE
-            }
-        };
+        let versions = struct_versions(&attrs, &mut acc);
+        let flexible = struct_flexible(&attrs, &mut acc);
         let api = check_api(&attrs, &mut acc);
         check_latest_version_unstable(&attrs, api, &mut acc);
-        // Kafka: a message's validVersions must have an upper bound.
-        if let (Some(_), Some(v)) = (&api, &attrs.versions) {
-            if v.is_open_ended() {
-                acc.push(err(
-                    v.span(),
-                    format!("message `{ident}` does not specify a maximum version: use \"A-B\", not \"{}\"", **v),
-                ));
-            }
-        }
-        if !attrs.generics.params.is_empty() {
-            acc.push(err(
-                attrs.generics.span(),
-                "generic structs are not supported: a Kafka message has a fixed layout",
-            ));
-        }
+        check_message_max_version(&attrs, api, &mut acc);
+        check_not_generic(&attrs, &mut acc);
         let name = match &attrs.name {
             Some(n) => (**n).clone(),
             None => ident.to_string(),
         };
-
-        let raw_fields = match &attrs.data {
-            darling::ast::Data::Struct(f) => f.fields.iter().collect::<Vec<_>>(),
-            darling::ast::Data::Enum(_) => Vec::new(),
-        };
-        let mut fields = Vec::new();
-        let mut unknown: Option<syn::Ident> = None;
-        for f in raw_fields {
-            let Some(fident) = f.ident.clone() else {
-                continue;
-            };
-            if is_named(&f.ty, "UnknownTaggedFields") {
-                if unknown.is_some() {
-                    acc.push(err(
-                        f.ty.span(),
-                        "only one field may hold the unknown tagged fields",
-                    ));
-                }
-                unknown = Some(fident);
-                continue;
-            }
-            // Kafka's schemas never nest a struct in itself; decoding one would recurse as
-            // deep as the input says, and decoding must not overflow the stack.
-            if mentions(&f.ty, &ident) {
-                acc.push(err(
-                    f.ty.span(),
-                    format!("`{ident}` cannot contain itself: Kafka structs are not recursive"),
-                ));
-            }
-            if let Some(field) = check_field(f, fident, versions, flexible, &mut acc) {
-                fields.push(field);
-            }
-        }
-        if !flexible.is_empty() && unknown.is_none() {
-            acc.push(err(
-                ident.span(),
-                format!(
-                    "`{ident}` is flexible in versions {flexible} but has no field of type `UnknownTaggedFields`: add `unknown_tagged_fields: kafka_wire::UnknownTaggedFields` so that tagged fields it does not declare survive decode and re-encode"
-                ),
-            ));
-        }
+        let (fields, unknown) = struct_fields(&attrs, flexible, &mut acc);
+        check_flexible_keeps_unknown(&ident, flexible, unknown.as_ref(), &mut acc);
         check_tags(&fields, &mut acc);
         check_names(&fields, &mut acc);
 
@@ -357,6 +272,148 @@ impl Struct {
             latest_version_unstable: attrs.latest_version_unstable.is_present(),
             outline: attrs.outline.is_present(),
         })
+    }
+}
+
+/// The struct's versions. Kafka: "You must specify the version of the X structure."
+fn struct_versions(attrs: &StructAttrs, acc: &mut darling::error::Accumulator) -> Range {
+    let ident = &attrs.ident;
+    match &attrs.versions {
+        Some(v) => **v,
+        None => {
+            acc.push(err(
+                ident.span(),
+                format!(
+                    "missing `#[kafka(versions = \"…\")]` on `{ident}`: every struct needs its valid versions, e.g. `versions = \"0-5\"`"
+                ),
+            ));
+            Range::NONE
+        }
+    }
+}
+
+/// The struct's flexible versions. Kafka: "You must specify a value for flexibleVersions.
+/// Please use 0+ for all new messages", and they must be "none" or open-ended.
+fn struct_flexible(attrs: &StructAttrs, acc: &mut darling::error::Accumulator) -> Range {
+    let ident = &attrs.ident;
+    match &attrs.flexible {
+        Some(f) => {
+            if !f.is_empty() && !f.is_open_ended() {
+                acc.push(err(
+                    f.span(),
+                    format!(
+                        "flexible versions must be \"none\" or open-ended (\"N+\"), found \"{}\"",
+                        **f
+                    ),
+                ));
+            }
+            **f
+        }
+        None => {
+            acc.push(err(
+                ident.span(),
+                format!(
+                    "missing `#[kafka(flexible = \"…\")]` on `{ident}`: say where the struct is flexible, e.g. `flexible = \"3+\"`, or `flexible = \"none\"`"
+                ),
+            ));
+            Range::NONE
+        }
+    }
+}
+
+/// Kafka: a message's validVersions must have an upper bound.
+fn check_message_max_version(
+    attrs: &StructAttrs,
+    api: Option<(i16, bool)>,
+    acc: &mut darling::error::Accumulator,
+) {
+    let ident = &attrs.ident;
+    if let (Some(_), Some(v)) = (&api, &attrs.versions) {
+        if v.is_open_ended() {
+            acc.push(err(
+                v.span(),
+                format!(
+                    "message `{ident}` does not specify a maximum version: use \"A-B\", not \"{}\"",
+                    **v
+                ),
+            ));
+        }
+    }
+}
+
+/// A Kafka message has a fixed layout: no type parameters.
+fn check_not_generic(attrs: &StructAttrs, acc: &mut darling::error::Accumulator) {
+    if !attrs.generics.params.is_empty() {
+        acc.push(err(
+            attrs.generics.span(),
+            "generic structs are not supported: a Kafka message has a fixed layout",
+        ));
+    }
+}
+
+/// The wire fields, checked, and the field that keeps the unknown tagged fields.
+fn struct_fields(
+    attrs: &StructAttrs,
+    flexible: Range,
+    acc: &mut darling::error::Accumulator,
+) -> (Vec<Field>, Option<syn::Ident>) {
+    let raw_fields = match &attrs.data {
+        darling::ast::Data::Struct(f) => f.fields.iter().collect::<Vec<_>>(),
+        darling::ast::Data::Enum(_) => Vec::new(),
+    };
+    let mut fields = Vec::new();
+    let mut unknown: Option<syn::Ident> = None;
+    for f in raw_fields {
+        let Some(fident) = f.ident.clone() else {
+            continue;
+        };
+        if is_named(&f.ty, "UnknownTaggedFields") {
+            check_one_unknown_field(f, unknown.is_some(), acc);
+            unknown = Some(fident);
+            continue;
+        }
+        check_not_recursive(f, &attrs.ident, acc);
+        fields.push(check_field(f, fident, flexible, acc));
+    }
+    (fields, unknown)
+}
+
+/// One field keeps the unknown tagged fields: a second could never be filled.
+fn check_one_unknown_field(f: &FieldAttrs, seen: bool, acc: &mut darling::error::Accumulator) {
+    if seen {
+        acc.push(err(
+            f.ty.span(),
+            "only one field may hold the unknown tagged fields",
+        ));
+    }
+}
+
+/// Kafka's schemas never nest a struct in itself; decoding one would recurse as deep as the
+/// input says, and decoding must not overflow the stack.
+fn check_not_recursive(f: &FieldAttrs, ident: &syn::Ident, acc: &mut darling::error::Accumulator) {
+    if mentions(&f.ty, ident) {
+        acc.push(err(
+            f.ty.span(),
+            format!("`{ident}` cannot contain itself: Kafka structs are not recursive"),
+        ));
+    }
+}
+
+/// A flexible struct keeps the tagged fields it does not declare, so that they survive a
+/// decode and re-encode (as Java's `_unknownTaggedFields`).
+fn check_flexible_keeps_unknown(
+    ident: &syn::Ident,
+    flexible: Range,
+    unknown: Option<&syn::Ident>,
+    acc: &mut darling::error::Accumulator,
+) {
+    if !flexible.is_empty() && unknown.is_none() {
+        acc.push(err(
+            ident.span(),
+            format!(
+                "`{ident}` is flexible in versions {flexible} but has no field of type `UnknownTaggedFields`: add `unknown_tagged_fields: kafka_wire::UnknownTaggedFields` so that tagged fields it does not declare survive decode and re-encode"
+            ),
+        ));
     }
 }
 
@@ -479,15 +536,18 @@ fn check_entity_type(f: &FieldAttrs, kind: &Kind, acc: &mut darling::error::Accu
     }
 }
 
-/// Kafka's `FieldSpec`: "Tagged fields cannot be used as keys", and "Only fields of type
-/// bytes can use zeroCopy flag".
-fn check_map_key_and_zero_copy(f: &FieldAttrs, kind: &Kind, acc: &mut darling::error::Accumulator) {
+/// Kafka's `FieldSpec`: "Tagged fields cannot be used as keys".
+fn check_map_key_not_tagged(f: &FieldAttrs, acc: &mut darling::error::Accumulator) {
     if f.map_key.is_present() && f.tag.is_some() {
         acc.push(err(
             f.map_key.span(),
             "a tagged field cannot be a `map_key`",
         ));
     }
+}
+
+/// Kafka's `FieldSpec`: "Only fields of type bytes can use zeroCopy flag".
+fn check_zero_copy_only_bytes(f: &FieldAttrs, kind: &Kind, acc: &mut darling::error::Accumulator) {
     if f.zero_copy.is_present() && *kind != Kind::Bytes {
         acc.push(err(
             f.zero_copy.span(),
@@ -503,21 +563,64 @@ fn span_of<T>(v: &Option<SpannedValue<T>>, fallback: Span) -> Span {
     v.as_ref().map_or(fallback, |v| v.span())
 }
 
+/// One field: its model, and every rule of Kafka's `FieldSpec` that concerns it alone.
 fn check_field(
     f: &FieldAttrs,
     ident: syn::Ident,
-    struct_versions: Range,
     struct_flexible: Range,
     acc: &mut darling::error::Accumulator,
-) -> Option<Field> {
-    let _ = struct_versions;
-    let ty_span = f.ty.span();
+) -> Field {
     let inner_ty = option_inner(&f.ty);
     let option = inner_ty.is_some();
     let kind = classify(inner_ty.unwrap_or(&f.ty));
-    let name = match &f.name {
+    let name = field_name(f, &ident, acc);
+    let tagged = f.tagged.as_ref().map(|t| **t);
+    let versions = field_versions(f, &ident, tagged, acc);
+    let nullable = f.nullable.as_ref().map_or(Range::NONE, |n| **n);
+
+    check_tag_with_tagged(f, acc);
+    if let Some(t) = &f.tagged {
+        check_tagged_open_ended_in_versions(t, versions, acc);
+        check_tagged_in_flexible(f, t, struct_flexible, acc);
+        check_records_not_tagged(t, &kind, acc);
+        check_nullable_all_or_none_tagged(f, t, nullable, acc);
+    }
+    check_nullable_is_option(f, &kind, option, acc);
+    check_field_flexible(f, &kind, struct_flexible, acc);
+    check_array_elements(f, &kind, inner_ty, acc);
+    check_entity_type(f, &kind, acc);
+    check_map_key_not_tagged(f, acc);
+    check_zero_copy_only_bytes(f, &kind, acc);
+    let default = build_default(f, &kind, option, nullable, versions, acc);
+
+    Field {
+        tag_span: span_of(&f.tag, ident.span()),
+        name_span: span_of(&f.name, ident.span()),
+        ident,
+        ty: f.ty.clone(),
+        name,
+        versions,
+        nullable,
+        tag: f.tag.as_ref().map(|t| t.0),
+        tagged: tagged.unwrap_or(Range::NONE),
+        default_text: f.default.as_ref().map(|d| (**d).clone()),
+        default,
+        kind,
+        option,
+        ignorable: f.ignorable.is_present(),
+        flexible: f.flexible.as_ref().map(|r| **r),
+        about: doc_text(&f.attrs),
+        entity_type: f.entity_type.as_ref().map(|e| (**e).clone()),
+        map_key: f.map_key.is_present(),
+        zero_copy: f.zero_copy.is_present(),
+    }
+}
+
+/// The field's Kafka name: `name = "…"`, which `FieldSpec.VALID_FIELD_NAMES` requires to
+/// match `[A-Za-z][A-Za-z0-9]*`, or the Rust name in `PascalCase`.
+fn field_name(f: &FieldAttrs, ident: &syn::Ident, acc: &mut darling::error::Accumulator) -> String {
+    match &f.name {
         Some(n) => {
-            // `FieldSpec.VALID_FIELD_NAMES`: field names match [A-Za-z][A-Za-z0-9]*.
             if !valid_kafka_name(n) {
                 acc.push(err(
                     n.span(),
@@ -530,10 +633,17 @@ fn check_field(
             (**n).clone()
         }
         None => pascal_case(&ident.to_string()),
-    };
-    let tagged = f.tagged.as_ref().map(|t| **t);
-    // `FieldSpec`: versions defaults to taggedVersions; without either it is an error.
-    let versions = match (&f.versions, tagged) {
+    }
+}
+
+/// `FieldSpec`: versions defaults to taggedVersions; without either it is an error.
+fn field_versions(
+    f: &FieldAttrs,
+    ident: &syn::Ident,
+    tagged: Option<Range>,
+    acc: &mut darling::error::Accumulator,
+) -> Range {
+    match (&f.versions, tagged) {
         (Some(v), _) => **v,
         (None, Some(t)) => t,
         (None, None) => {
@@ -543,10 +653,11 @@ fn check_field(
             ));
             Range::NONE
         }
-    };
-    let nullable = f.nullable.as_ref().map_or(Range::NONE, |n| **n);
+    }
+}
 
-    // Tags: `tag` and `tagged` go together (Java's FieldSpec).
+/// Java's `FieldSpec`: `tag` and `tagged` go together.
+fn check_tag_with_tagged(f: &FieldAttrs, acc: &mut darling::error::Accumulator) {
     match (&f.tag, &f.tagged) {
         (Some(t), None) => acc.push(err(
             t.span(),
@@ -555,48 +666,88 @@ fn check_field(
         (None, Some(t)) => acc.push(err(t.span(), "`tagged` needs `tag = N`")),
         _ => {}
     }
-    if let Some(t) = &f.tagged {
-        // FieldSpec: taggedVersions must be open-ended and a subset of versions.
-        if !t.is_open_ended() {
-            acc.push(err(
-                t.span(),
-                format!(
-                    "tagged versions must be open-ended (\"N+\"), found \"{}\"",
-                    **t
-                ),
-            ));
-        } else if !t.is_subset_of(versions) {
-            acc.push(err(
-                t.span(),
-                format!("tagged versions \"{}\" are not a subset of the field's versions \"{versions}\"", **t),
-            ));
-        }
-        // MessageDataGenerator: taggedVersions must be a subset of the flexible versions.
-        let field_flex = f
-            .flexible
-            .as_ref()
-            .map_or(struct_flexible, |fl| fl.intersect(struct_flexible));
-        if !t.is_subset_of(field_flex) {
-            acc.push(err(
-                t.span(),
-                format!("tagged versions \"{}\" are not a subset of the flexible versions \"{field_flex}\": tagged fields exist only in flexible versions", **t),
-            ));
-        }
-        // MessageDataGenerator: records cannot be tagged.
-        if kind == Kind::Records {
-            acc.push(err(t.span(), "a `records` field cannot be tagged"));
-        }
-        // FieldSpec: nullable ∩ tagged must be empty or all of tagged.
-        let both = nullable.intersect(**t);
-        if !both.is_empty() && both != **t {
-            acc.push(err(
-                span_of(&f.nullable, t.span()),
-                format!("nullable versions \"{nullable}\" cover only part of the tagged versions \"{}\": they must cover all of them or none", **t),
-            ));
-        }
-    }
+}
 
-    // Nullability: Option<T> ⇔ nullable, and only on nullable Kafka types (FieldSpec).
+/// `FieldSpec`: taggedVersions must be open-ended and a subset of versions.
+fn check_tagged_open_ended_in_versions(
+    t: &SpannedValue<Range>,
+    versions: Range,
+    acc: &mut darling::error::Accumulator,
+) {
+    if !t.is_open_ended() {
+        acc.push(err(
+            t.span(),
+            format!(
+                "tagged versions must be open-ended (\"N+\"), found \"{}\"",
+                **t
+            ),
+        ));
+    } else if !t.is_subset_of(versions) {
+        acc.push(err(
+            t.span(),
+            format!(
+                "tagged versions \"{}\" are not a subset of the field's versions \"{versions}\"",
+                **t
+            ),
+        ));
+    }
+}
+
+/// `MessageDataGenerator`: taggedVersions must be a subset of the flexible versions (the
+/// field's own, within the struct's).
+fn check_tagged_in_flexible(
+    f: &FieldAttrs,
+    t: &SpannedValue<Range>,
+    struct_flexible: Range,
+    acc: &mut darling::error::Accumulator,
+) {
+    let field_flex = f
+        .flexible
+        .as_ref()
+        .map_or(struct_flexible, |fl| fl.intersect(struct_flexible));
+    if !t.is_subset_of(field_flex) {
+        acc.push(err(
+            t.span(),
+            format!("tagged versions \"{}\" are not a subset of the flexible versions \"{field_flex}\": tagged fields exist only in flexible versions", **t),
+        ));
+    }
+}
+
+/// `MessageDataGenerator`: records cannot be tagged.
+fn check_records_not_tagged(
+    t: &SpannedValue<Range>,
+    kind: &Kind,
+    acc: &mut darling::error::Accumulator,
+) {
+    if *kind == Kind::Records {
+        acc.push(err(t.span(), "a `records` field cannot be tagged"));
+    }
+}
+
+/// `FieldSpec`: nullable ∩ tagged must be empty or all of tagged.
+fn check_nullable_all_or_none_tagged(
+    f: &FieldAttrs,
+    t: &SpannedValue<Range>,
+    nullable: Range,
+    acc: &mut darling::error::Accumulator,
+) {
+    let both = nullable.intersect(**t);
+    if !both.is_empty() && both != **t {
+        acc.push(err(
+            span_of(&f.nullable, t.span()),
+            format!("nullable versions \"{nullable}\" cover only part of the tagged versions \"{}\": they must cover all of them or none", **t),
+        ));
+    }
+}
+
+/// `FieldSpec`: only nullable Kafka types take `nullable`, and here `Option<T>` ⇔ nullable.
+fn check_nullable_is_option(
+    f: &FieldAttrs,
+    kind: &Kind,
+    option: bool,
+    acc: &mut darling::error::Accumulator,
+) {
+    let ty_span = f.ty.span();
     if let Some(n) = &f.nullable {
         if !kind.can_be_nullable() {
             acc.push(err(
@@ -618,66 +769,54 @@ fn check_field(
             "an `Option<…>` field needs `nullable = \"…\"`: the versions in which it may be null",
         ));
     }
+}
 
-    // Field-level flexibleVersions: string and bytes only, within the struct's (FieldSpec).
-    if let Some(fl) = &f.flexible {
-        if !matches!(kind, Kind::Str | Kind::Bytes) {
-            acc.push(err(
-                fl.span(),
-                format!(
-                    "`flexible` on a field is only for string and bytes, not {}",
-                    kind.kafka_name()
-                ),
-            ));
-        } else if !fl.is_subset_of(struct_flexible) {
-            acc.push(err(
-                fl.span(),
-                format!("the field's flexible versions \"{}\" are not a subset of the struct's \"{struct_flexible}\"", **fl),
-            ));
-        }
+/// `FieldSpec`: field-level flexibleVersions, for string and bytes only, within the
+/// struct's.
+fn check_field_flexible(
+    f: &FieldAttrs,
+    kind: &Kind,
+    struct_flexible: Range,
+    acc: &mut darling::error::Accumulator,
+) {
+    let Some(fl) = &f.flexible else { return };
+    if !matches!(kind, Kind::Str | Kind::Bytes) {
+        acc.push(err(
+            fl.span(),
+            format!(
+                "`flexible` on a field is only for string and bytes, not {}",
+                kind.kafka_name()
+            ),
+        ));
+    } else if !fl.is_subset_of(struct_flexible) {
+        acc.push(err(
+            fl.span(),
+            format!("the field's flexible versions \"{}\" are not a subset of the struct's \"{struct_flexible}\"", **fl),
+        ));
     }
+}
 
-    // Arrays (FieldSpec): no arrays of arrays, of records, or of nullable elements.
-    if let Kind::Array(el) = &kind {
-        let el_ty = generic_arg(inner_ty.unwrap_or(&f.ty), "Vec");
-        let el_span = el_ty.map_or(ty_span, |t| t.span());
-        if matches!(**el, Kind::Array(_)) {
-            acc.push(err(el_span, "Kafka has no arrays of arrays"));
-        } else if **el == Kind::Records {
-            acc.push(err(el_span, "Kafka has no arrays of records"));
-        } else if el_ty.is_some_and(|t| option_inner(t).is_some()) {
-            acc.push(err(
-                el_span,
-                "array elements can never be null: use `Vec<T>`, not `Vec<Option<T>>`",
-            ));
-        }
+/// `FieldSpec`: no arrays of arrays, of records, or of nullable elements.
+fn check_array_elements(
+    f: &FieldAttrs,
+    kind: &Kind,
+    inner_ty: Option<&syn::Type>,
+    acc: &mut darling::error::Accumulator,
+) {
+    let Kind::Array(el) = kind else { return };
+    let ty_span = f.ty.span();
+    let el_ty = generic_arg(inner_ty.unwrap_or(&f.ty), "Vec");
+    let el_span = el_ty.map_or(ty_span, |t| t.span());
+    if matches!(**el, Kind::Array(_)) {
+        acc.push(err(el_span, "Kafka has no arrays of arrays"));
+    } else if **el == Kind::Records {
+        acc.push(err(el_span, "Kafka has no arrays of records"));
+    } else if el_ty.is_some_and(|t| option_inner(t).is_some()) {
+        acc.push(err(
+            el_span,
+            "array elements can never be null: use `Vec<T>`, not `Vec<Option<T>>`",
+        ));
     }
-
-    check_entity_type(f, &kind, acc);
-    check_map_key_and_zero_copy(f, &kind, acc);
-    let default = build_default(f, &kind, option, nullable, versions, acc);
-
-    Some(Field {
-        tag_span: span_of(&f.tag, ident.span()),
-        name_span: span_of(&f.name, ident.span()),
-        ident,
-        ty: f.ty.clone(),
-        name,
-        versions,
-        nullable,
-        tag: f.tag.as_ref().map(|t| t.0),
-        tagged: tagged.unwrap_or(Range::NONE),
-        default_text: f.default.as_ref().map(|d| (**d).clone()),
-        default,
-        kind,
-        option,
-        ignorable: f.ignorable.is_present(),
-        flexible: f.flexible.as_ref().map(|r| **r),
-        about: doc_text(&f.attrs),
-        entity_type: f.entity_type.as_ref().map(|e| (**e).clone()),
-        map_key: f.map_key.is_present(),
-        zero_copy: f.zero_copy.is_present(),
-    })
 }
 
 /// A field's default value, typed. `Implicit` is Kafka's implicit default for the type
@@ -712,14 +851,7 @@ fn build_default(
     let text = d.as_str();
     let span = d.span();
     if text == "null" {
-        // fieldDefault: "null cannot be the default for field X, because not all versions of
-        // this field are nullable."
-        if !option || !versions.is_subset_of(nullable) || nullable.is_empty() {
-            acc.push(err(
-                span,
-                format!("null cannot be the default: not all versions of this field (\"{versions}\") are nullable (\"{nullable}\")"),
-            ));
-        }
+        check_null_default_nullable(span, option, nullable, versions, acc);
         return Dflt::Null;
     }
     // FieldSpec.fieldDefault: Java ignores a records field's JSON default; it is null.
@@ -760,6 +892,23 @@ fn build_default(
             acc.push(err(span, msg));
             Dflt::Implicit
         }
+    }
+}
+
+/// fieldDefault: "null cannot be the default for field X, because not all versions of this
+/// field are nullable."
+fn check_null_default_nullable(
+    span: Span,
+    option: bool,
+    nullable: Range,
+    versions: Range,
+    acc: &mut darling::error::Accumulator,
+) {
+    if !option || !versions.is_subset_of(nullable) || nullable.is_empty() {
+        acc.push(err(
+            span,
+            format!("null cannot be the default: not all versions of this field (\"{versions}\") are nullable (\"{nullable}\")"),
+        ));
     }
 }
 
