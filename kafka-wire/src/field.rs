@@ -50,12 +50,11 @@ impl Cx {
     }
 }
 
-/// The argument of [`Field`]'s hidden methods (`read_array_at_once`, `read_discard`,
-/// `size_array_at_once`) and of [`EncodeBuf`](crate::EncodeBuf)'s (`as_vec`, `with_vec`):
-/// only this crate can make one, so only it calls them, and a user's `impl Field` or `impl
-/// EncodeBuf` cannot override one by accident: the override would have to name this type,
-/// which lives in the private module only generated code uses. Implementation detail of the
-/// derive, not public API.
+/// The argument of [`FieldHooks`]' methods and of [`EncodeBuf`](crate::EncodeBuf)'s hidden
+/// ones (`as_vec`, `with_vec`): only this crate can make one, so only it calls them, and a
+/// user's `impl EncodeBuf` (or an override in an `impl FieldHooks`) cannot replace one by
+/// accident: the override would have to name this type, which lives in the private module
+/// only generated code uses. Implementation detail of the derive, not public API.
 #[doc(hidden)]
 #[derive(Debug, Clone, Copy)]
 pub struct Sealed(());
@@ -70,7 +69,7 @@ mod sealed_buf {
     impl Sealed for Vec<u8> {}
 }
 
-/// The buffer of [`Field`]'s hidden `write_vec`: a `Vec<u8>`, and nothing else (sealed), so
+/// The buffer of [`FieldHooks::write_vec`]: a `Vec<u8>`, and nothing else (sealed), so
 /// that a writer may use what only a vector offers (a fixed-size store then `truncate`) while
 /// the method stays generic, compiled only where a message is encoded, as `write` is.
 /// Implementation detail of the derive, not public API.
@@ -92,6 +91,46 @@ impl VecBuf for Vec<u8> {
 ///
 /// `write` and `size` must agree: `size` is the exact number of bytes `write` puts.
 /// `read` must never panic and must not allocate more than the input can justify.
+///
+/// A type of your own (a newtype, an enum stored as an integer) implements the four required
+/// items by delegating to a built-in type, `min_size` and `alloc_ratio` when it must keep the
+/// decode's memory bound tight (their defaults are always safe), and, in one more line, the
+/// hidden [`FieldHooks`](crate::__private::FieldHooks) with nothing in it: the hooks through
+/// which the built-in types and derived structs speed up arrays and encodes, whose defaults
+/// are right for every other type.
+///
+/// ```
+/// use kafka_wire::bytes::BufMut;
+/// use kafka_wire::{Bytes, Cx, DecodeError, EncodeError, Field, KafkaType, Reader};
+///
+/// /// A temperature, stored as Kafka's int32.
+/// #[derive(Debug, Clone, Copy, Default, PartialEq)]
+/// struct Celsius(i32);
+///
+/// impl Field for Celsius {
+///     const KAFKA_TYPE: KafkaType = KafkaType::Int32;
+///     fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
+///         self.0.write(buf, cx)
+///     }
+///     fn size(&self, cx: Cx) -> usize {
+///         self.0.size(cx)
+///     }
+///     fn read(r: &mut Reader<'_>, cx: Cx) -> Result<Self, DecodeError> {
+///         i32::read(r, cx).map(Celsius)
+///     }
+///     fn min_size(cx: Cx) -> usize {
+///         i32::min_size(cx)
+///     }
+/// }
+/// // The hooks' defaults: nothing to write.
+/// impl kafka_wire::__private::FieldHooks for Celsius {}
+///
+/// let mut out = Vec::new();
+/// Celsius(-2).write(&mut out, Cx::new(0)).unwrap();
+/// assert_eq!(out, [0xff, 0xff, 0xff, 0xfe]);
+/// let input = Bytes::from(out);
+/// assert_eq!(Celsius::read(&mut Reader::new(&input), Cx::new(0)).unwrap(), Celsius(-2));
+/// ```
 // A friendlier error than "trait bound not satisfied" for the most common derive mistake; the
 // derive puts it on the field's type.
 #[diagnostic::on_unimplemented(
@@ -100,30 +139,9 @@ impl VecBuf for Vec<u8> {
     note = "Kafka types are bool, i8, i16, u16, i32, u32, i64, f64, Str (or String), Bytes, Uuid, Records, Vec<T> of a Kafka type, FixedArray<T> of a fixed-width integer, and structs with #[derive(KafkaMessage)]",
     note = "for a type of your own (a newtype, an enum stored as an integer), implement `kafka_wire::Field` by delegating to one of these"
 )]
-pub trait Field: Sized {
+pub trait Field: FieldHooks {
     /// The Kafka type this Rust type encodes as.
     const KAFKA_TYPE: KafkaType;
-
-    /// Implementation detail of the derive, hidden: the flexible versions of the derived
-    /// struct this type is (or holds, for arrays and options), `None` for every other type,
-    /// so that the derive can check at compile time that nested structs share their parent's
-    /// flexible versions. Leave it at its default.
-    #[doc(hidden)]
-    const NESTED_FLEXIBLE: Option<VersionRange> = None;
-
-    /// Implementation detail of the derive, hidden: whether the strings of this type (or
-    /// that it holds, for arrays and options) must be UTF-8 whatever the decode limits, as
-    /// `String` requires, so that the metadata-driven readers check them as `read` does.
-    /// Leave it at its default.
-    #[doc(hidden)]
-    const UTF8_REQUIRED: bool = false;
-
-    /// Implementation detail of the derive, hidden: whether this type is a struct declared
-    /// `outline`, so that arrays of it are read and written by element loops compiled
-    /// once for every such type (each element a call through a vtable) rather than one loop
-    /// per element type. Leave it at its default.
-    #[doc(hidden)]
-    const OUTLINED: bool = false;
 
     /// Writes the value.
     ///
@@ -131,22 +149,6 @@ pub trait Field: Sized {
     /// ([`KafkaMessage::encode`](crate::KafkaMessage::encode) and the frame encoders) are
     /// the ones that are all or nothing.
     fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError>;
-
-    /// Implementation detail of encoding, hidden: [`write`](Self::write) into a `Vec<u8>`,
-    /// which every message encode writes into (see [`EncodeBuf`](crate::EncodeBuf)). The
-    /// default is `write`; integer arrays, arrays, options and derived structs override it
-    /// to use the vector directly. Sealed (see [`Sealed`]).
-    #[doc(hidden)]
-    #[cfg_attr(not(debug_assertions), inline(always))]
-    #[cfg_attr(debug_assertions, inline)]
-    fn write_vec<V: VecBuf + ?Sized>(
-        &self,
-        buf: &mut V,
-        cx: Cx,
-        _: Sealed,
-    ) -> Result<(), EncodeError> {
-        self.write(buf, cx)
-    }
 
     /// The exact number of bytes `write` puts.
     fn size(&self, cx: Cx) -> usize;
@@ -183,13 +185,81 @@ pub trait Field: Sized {
         let _ = cx;
         0
     }
+}
 
-    /// Implementation detail of array decoding, hidden: the `n` elements of an array of this
-    /// type read in one piece, or `None` to read them one by one (the default, and always
-    /// correct). The fixed-width integers take the whole array with one bounds check when the
-    /// input holds all of it; anything else (a short input, which must fail with the
-    /// one-by-one reading's error) is `None`, with nothing consumed. Sealed (see [`Sealed`]).
-    #[doc(hidden)]
+/// The hooks of [`Field`] that only the built-in types and derived structs fill in: how
+/// arrays of them are read and sized at once, how they write into the `Vec<u8>` every
+/// message encode writes into, what the derive checks at compile time. A supertrait of
+/// `Field`, so that `Field` holds only what a user implements and calls; a user's own type
+/// implements it empty (`impl kafka_wire::__private::FieldHooks for MyType {}`), every
+/// default being right for it. The methods take the [`Sealed`] token, so only this crate
+/// calls them. Implementation detail of the derive, not public API.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` implements no `FieldHooks`, which every `Field` needs",
+    label = "add `impl kafka_wire::__private::FieldHooks for {Self} {{}}`",
+    note = "the hooks' defaults are right for a type of your own: the impl is empty (see the `kafka_wire::Field` docs)"
+)]
+pub trait FieldHooks: Sized {
+    /// The flexible versions of the derived struct this type is (or holds, for arrays and
+    /// options), `None` for every other type, so that the derive can check at compile time
+    /// that nested structs share their parent's flexible versions.
+    const NESTED_FLEXIBLE: Option<VersionRange> = None;
+
+    /// Whether the strings of this type (or that it holds, for arrays and options) must be
+    /// UTF-8 whatever the decode limits, as `String` requires, so that the metadata-driven
+    /// readers check them as `read` does.
+    const UTF8_REQUIRED: bool = false;
+
+    /// Whether this type is a struct declared `outline`, so that arrays of it are read and
+    /// written by element loops compiled once for every such type (each element a call
+    /// through a vtable) rather than one loop per element type.
+    const OUTLINED: bool = false;
+
+    /// [`Field::write`] into a `Vec<u8>`, which every message encode writes into (see
+    /// [`EncodeBuf`](crate::EncodeBuf)). The default is `write`; integer arrays, arrays,
+    /// options and derived structs override it to use the vector directly.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    fn write_vec<V: VecBuf + ?Sized>(&self, buf: &mut V, cx: Cx, _: Sealed) -> Result<(), EncodeError>
+    where
+        Self: Field,
+    {
+        self.write(buf, cx)
+    }
+
+    /// [`NullableField::write_nullable`] into a `Vec<u8>` (see
+    /// [`write_vec`](Self::write_vec)). The default is `write_nullable`, except for derived
+    /// structs (a struct type whose nested flexible versions are set, which only the derive
+    /// does), whose marker and fields go through `write_vec`.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    fn write_nullable_vec<V: VecBuf + ?Sized>(
+        v: Option<&Self>,
+        buf: &mut V,
+        cx: Cx,
+        t: Sealed,
+    ) -> Result<(), EncodeError>
+    where
+        Self: NullableField,
+    {
+        if matches!(Self::KAFKA_TYPE, KafkaType::Struct(_)) && Self::NESTED_FLEXIBLE.is_some() {
+            if cx.nullable {
+                crate::rules::nullable::put_struct_marker(buf, v.is_some(), cx);
+            }
+            return match v {
+                Some(s) => s.write_vec(buf, cx, t),
+                None => Ok(()),
+            };
+        }
+        Self::write_nullable(v, buf, cx)
+    }
+
+    /// The `n` elements of an array of this type read in one piece, or `None` to read them
+    /// one by one (the default, and always correct). The fixed-width integers take the whole
+    /// array with one bounds check when the input holds all of it; anything else (a short
+    /// input, which must fail with the one-by-one reading's error) is `None`, with nothing
+    /// consumed.
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
     fn read_array_at_once(r: &mut Reader<'_>, n: usize, _: Sealed) -> Option<Vec<Self>> {
@@ -197,40 +267,41 @@ pub trait Field: Sized {
         None
     }
 
-    /// Implementation detail of array decoding, hidden: reads one element of an array past
-    /// what the input can hold and drops it, only for the error a plain reading finds (see
-    /// `read_elements`). The default reads it with [`read`](Self::read); the derive reads a
-    /// struct by its metadata instead, so that this cold path holds no second copy of
-    /// every struct's `read` with its nested reads inlined (about a fifth of the messages
-    /// crate's optimised code). Sealed (see [`Sealed`]): only the derive overrides it.
-    #[doc(hidden)]
+    /// Reads one element of an array past what the input can hold and drops it, only for
+    /// the error a plain reading finds (see `read_elements`). The default reads it with
+    /// [`Field::read`]; the derive reads a struct by its metadata instead, so that this cold
+    /// path holds no second copy of every struct's `read` with its nested reads inlined
+    /// (about a fifth of the messages crate's optimised code).
     #[cold]
     #[inline(never)]
-    fn read_discard(r: &mut Reader<'_>, cx: Cx, _: Sealed) -> Result<(), DecodeError> {
+    fn read_discard(r: &mut Reader<'_>, cx: Cx, _: Sealed) -> Result<(), DecodeError>
+    where
+        Self: Field,
+    {
         match Self::read(r, cx) {
             Ok(_) => Ok(()),
             Err(e) => Err(e),
         }
     }
 
-    /// Implementation detail of the derive's `outline` structs, hidden: [`read`](Self::read)
-    /// as an `outline` struct's field reads it, out of line. The default is `read`; an
-    /// array of an `outline` struct reads through the element loop compiled once for every
-    /// such type (see [`OUTLINED`](Self::OUTLINED)). A method of its own, so that `read`,
-    /// which the data path's inlined code uses, is not touched: a branch there, though
-    /// dead after monomorphisation, changed what the optimiser made of the data path's
-    /// decodes (0.4-1.6% more instructions). Sealed (see [`Sealed`]).
-    #[doc(hidden)]
+    /// [`Field::read`] as an `outline` struct's field reads it, out of line. The default is
+    /// `read`; an array of an `outline` struct reads through the element loop compiled once
+    /// for every such type (see [`OUTLINED`](Self::OUTLINED)). A method of its own, so that
+    /// `read`, which the data path's inlined code uses, is not touched: a branch there,
+    /// though dead after monomorphisation, changed what the optimiser made of the data
+    /// path's decodes (0.4-1.6% more instructions).
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    fn read_out(r: &mut Reader<'_>, cx: Cx, _: Sealed) -> Result<Self, DecodeError> {
+    fn read_out(r: &mut Reader<'_>, cx: Cx, _: Sealed) -> Result<Self, DecodeError>
+    where
+        Self: Field,
+    {
         Self::read(r, cx)
     }
 
-    /// Implementation detail of array sizing, hidden: the size of the elements of an array
-    /// of this type without a loop over them (the fixed-width types: count times width), or
-    /// `None` to add their sizes one by one (the default). Sealed (see [`Sealed`]).
-    #[doc(hidden)]
+    /// The size of the elements of an array of this type without a loop over them (the
+    /// fixed-width types: count times width), or `None` to add their sizes one by one (the
+    /// default).
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
     fn size_array_at_once(items: &[Self], _: Sealed) -> Option<usize> {
@@ -238,15 +309,14 @@ pub trait Field: Sized {
         None
     }
 
-    /// Implementation detail of sizing, hidden: whether [`size`](Self::size) runs no loop
-    /// over elements for this value: an empty or null array, a struct whose arrays are all
-    /// so and that holds no unknown tagged fields. [`KafkaMessage::encoded_size`] sizes such
-    /// a message inline and any other out of line, so that sizing one whose arrays are empty
-    /// saves no registers for loops that do not run. Only a hint (both paths give the same
-    /// size); the default, `false`, is always correct. Sealed (see [`Sealed`]).
+    /// Whether [`Field::size`] runs no loop over elements for this value: an empty or null
+    /// array, a struct whose arrays are all so and that holds no unknown tagged fields.
+    /// [`KafkaMessage::encoded_size`] sizes such a message inline and any other out of
+    /// line, so that sizing one whose arrays are empty saves no registers for loops that do
+    /// not run. Only a hint (both paths give the same size); the default, `false`, is always
+    /// correct.
     ///
     /// [`KafkaMessage::encoded_size`]: crate::KafkaMessage::encoded_size
-    #[doc(hidden)]
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
     fn sizes_trivially(&self, _: Sealed) -> bool {
@@ -265,7 +335,7 @@ pub trait Field: Sized {
 /// The provided methods are Kafka's nullable struct (a marker, int8 -1/1 in a regular field
 /// and a 0/1 byte in a tagged payload, then the struct), which is what derived structs use
 /// (the derive writes an empty impl). A type that is null the way a string, bytes or an array
-/// is (length -1) implements all three.
+/// is (length -1) implements all four.
 pub trait NullableField: Field {
     /// Writes the value or the null marker.
     fn write_nullable<B: BufMut + ?Sized>(
@@ -274,37 +344,12 @@ pub trait NullableField: Field {
         cx: Cx,
     ) -> Result<(), EncodeError> {
         if cx.nullable {
-            crate::__private::put_struct_marker(buf, v.is_some(), cx);
+            crate::rules::nullable::put_struct_marker(buf, v.is_some(), cx);
         }
         match v {
             Some(s) => s.write(buf, cx),
             None => Ok(()),
         }
-    }
-
-    /// Implementation detail of encoding, hidden: [`write_nullable`](Self::write_nullable)
-    /// into a `Vec<u8>` (see [`Field::write_vec`]). The default is `write_nullable`, except
-    /// for derived structs (a struct type whose nested flexible versions are set, which only
-    /// the derive does), whose marker and fields go through `write_vec`. Sealed.
-    #[doc(hidden)]
-    #[cfg_attr(not(debug_assertions), inline(always))]
-    #[cfg_attr(debug_assertions, inline)]
-    fn write_nullable_vec<V: VecBuf + ?Sized>(
-        v: Option<&Self>,
-        buf: &mut V,
-        cx: Cx,
-        t: Sealed,
-    ) -> Result<(), EncodeError> {
-        if matches!(Self::KAFKA_TYPE, KafkaType::Struct(_)) && Self::NESTED_FLEXIBLE.is_some() {
-            if cx.nullable {
-                crate::__private::put_struct_marker(buf, v.is_some(), cx);
-            }
-            return match v {
-                Some(s) => s.write_vec(buf, cx, t),
-                None => Ok(()),
-            };
-        }
-        Self::write_nullable(v, buf, cx)
     }
 
     /// The size of the value or the null marker.
@@ -315,7 +360,7 @@ pub trait NullableField: Field {
     /// Reads a value or the null marker (`None`); whether null is allowed is checked by the
     /// caller.
     fn read_nullable(r: &mut Reader<'_>, cx: Cx) -> Result<Option<Self>, DecodeError> {
-        if cx.nullable && !crate::__private::read_struct_marker(r, cx)? {
+        if cx.nullable && !crate::rules::nullable::read_struct_marker(r, cx)? {
             return Ok(None);
         }
         match Self::read(r, cx) {
@@ -338,21 +383,9 @@ pub trait NullableField: Field {
     }
 }
 
-impl<T: NullableField> Field for Option<T> {
-    const KAFKA_TYPE: KafkaType = T::KAFKA_TYPE;
+impl<T: NullableField> FieldHooks for Option<T> {
     const NESTED_FLEXIBLE: Option<VersionRange> = T::NESTED_FLEXIBLE;
     const UTF8_REQUIRED: bool = T::UTF8_REQUIRED;
-
-    #[cfg_attr(not(debug_assertions), inline(always))]
-    #[cfg_attr(debug_assertions, inline)]
-    fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
-        if self.is_none() && !cx.nullable {
-            return Err(EncodeError::new(EncodeErrorKind::NullNotAllowed {
-                version: cx.version,
-            }));
-        }
-        T::write_nullable(self.as_ref(), buf, cx)
-    }
 
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
@@ -370,11 +403,6 @@ impl<T: NullableField> Field for Option<T> {
         T::write_nullable_vec(self.as_ref(), buf, cx, t)
     }
 
-    #[inline]
-    fn size(&self, cx: Cx) -> usize {
-        T::size_nullable(self.as_ref(), cx)
-    }
-
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
     fn sizes_trivially(&self, t: Sealed) -> bool {
@@ -382,6 +410,26 @@ impl<T: NullableField> Field for Option<T> {
             None => true,
             Some(v) => v.sizes_trivially(t),
         }
+    }
+}
+
+impl<T: NullableField> Field for Option<T> {
+    const KAFKA_TYPE: KafkaType = T::KAFKA_TYPE;
+
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
+        if self.is_none() && !cx.nullable {
+            return Err(EncodeError::new(EncodeErrorKind::NullNotAllowed {
+                version: cx.version,
+            }));
+        }
+        T::write_nullable(self.as_ref(), buf, cx)
+    }
+
+    #[inline]
+    fn size(&self, cx: Cx) -> usize {
+        T::size_nullable(self.as_ref(), cx)
     }
 
     #[cfg_attr(not(debug_assertions), inline(always))]
@@ -413,29 +461,7 @@ impl<T: NullableField> Field for Option<T> {
 
 macro_rules! fixed_field {
     ($t:ty, $kt:ident, $read:ident, $put:ident, $n:expr) => {
-        impl Field for $t {
-            const KAFKA_TYPE: KafkaType = KafkaType::$kt;
-            #[cfg_attr(not(debug_assertions), inline(always))]
-            #[cfg_attr(debug_assertions, inline)]
-            fn write<B: BufMut + ?Sized>(&self, buf: &mut B, _cx: Cx) -> Result<(), EncodeError> {
-                buf.$put(*self);
-                Ok(())
-            }
-            #[cfg_attr(not(debug_assertions), inline(always))]
-            #[cfg_attr(debug_assertions, inline)]
-            fn size(&self, _cx: Cx) -> usize {
-                $n
-            }
-            #[cfg_attr(not(debug_assertions), inline(always))]
-            #[cfg_attr(debug_assertions, inline)]
-            fn read(r: &mut Reader<'_>, _cx: Cx) -> Result<Self, DecodeError> {
-                r.$read()
-            }
-            #[cfg_attr(not(debug_assertions), inline(always))]
-            #[cfg_attr(debug_assertions, inline)]
-            fn min_size(_cx: Cx) -> usize {
-                $n
-            }
+        impl FieldHooks for $t {
             /// One bounds check for the whole array, then a conversion loop LLVM can
             /// vectorise, instead of a check, a read and a push per element.
             #[inline]
@@ -461,6 +487,31 @@ macro_rules! fixed_field {
                 Some(items.len() * $n)
             }
         }
+
+        impl Field for $t {
+            const KAFKA_TYPE: KafkaType = KafkaType::$kt;
+            #[cfg_attr(not(debug_assertions), inline(always))]
+            #[cfg_attr(debug_assertions, inline)]
+            fn write<B: BufMut + ?Sized>(&self, buf: &mut B, _cx: Cx) -> Result<(), EncodeError> {
+                buf.$put(*self);
+                Ok(())
+            }
+            #[cfg_attr(not(debug_assertions), inline(always))]
+            #[cfg_attr(debug_assertions, inline)]
+            fn size(&self, _cx: Cx) -> usize {
+                $n
+            }
+            #[cfg_attr(not(debug_assertions), inline(always))]
+            #[cfg_attr(debug_assertions, inline)]
+            fn read(r: &mut Reader<'_>, _cx: Cx) -> Result<Self, DecodeError> {
+                r.$read()
+            }
+            #[cfg_attr(not(debug_assertions), inline(always))]
+            #[cfg_attr(debug_assertions, inline)]
+            fn min_size(_cx: Cx) -> usize {
+                $n
+            }
+        }
     };
 }
 
@@ -471,6 +522,8 @@ fixed_field!(i32, Int32, read_i32, put_i32, 4);
 fixed_field!(u32, Uint32, read_u32, put_u32, 4);
 fixed_field!(i64, Int64, read_i64, put_i64, 8);
 fixed_field!(f64, Float64, read_f64, put_f64, 8);
+
+impl FieldHooks for bool {}
 
 impl Field for bool {
     const KAFKA_TYPE: KafkaType = KafkaType::Bool;
@@ -505,6 +558,8 @@ impl Field for bool {
         }
     }
 }
+
+impl FieldHooks for Uuid {}
 
 impl Field for Uuid {
     const KAFKA_TYPE: KafkaType = KafkaType::Uuid;
@@ -946,13 +1001,7 @@ fn utf8_string(r: &Reader<'_>, s: Str) -> Result<String, DecodeError> {
     }
 }
 
-impl Field for Str {
-    const KAFKA_TYPE: KafkaType = KafkaType::String;
-    #[cfg_attr(not(debug_assertions), inline(always))]
-    #[cfg_attr(debug_assertions, inline)]
-    fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
-        Self::write_nullable(Some(self), buf, cx)
-    }
+impl FieldHooks for Str {
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
     fn write_vec<V: VecBuf + ?Sized>(
@@ -962,6 +1011,33 @@ impl Field for Str {
         t: Sealed,
     ) -> Result<(), EncodeError> {
         Self::write_nullable_vec(Some(self), buf, cx, t)
+    }
+    /// A short (inline) string as one fixed-size copy of its storage, the length byte
+    /// replaced by the prefix, then the vector truncated (see `SmallBytes::put_inline_str`);
+    /// every other string as `write_nullable`.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    fn write_nullable_vec<V: VecBuf + ?Sized>(
+        v: Option<&Self>,
+        buf: &mut V,
+        cx: Cx,
+        _: Sealed,
+    ) -> Result<(), EncodeError> {
+        if let Some(s) = v {
+            if s.small().put_inline_str(buf.vec(), cx.compact) {
+                return Ok(());
+            }
+        }
+        Self::write_nullable(v, buf, cx)
+    }
+}
+
+impl Field for Str {
+    const KAFKA_TYPE: KafkaType = KafkaType::String;
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
+        Self::write_nullable(Some(self), buf, cx)
     }
     #[inline]
     fn size(&self, cx: Cx) -> usize {
@@ -990,24 +1066,6 @@ impl NullableField for Str {
     ) -> Result<(), EncodeError> {
         put_sized(buf, Prefix::I16, v.map(|s| s.as_bytes()), cx.compact)
     }
-    /// A short (inline) string as one fixed-size copy of its storage, the length byte
-    /// replaced by the prefix, then the vector truncated (see `SmallBytes::put_inline_str`);
-    /// every other string as `write_nullable`.
-    #[cfg_attr(not(debug_assertions), inline(always))]
-    #[cfg_attr(debug_assertions, inline)]
-    fn write_nullable_vec<V: VecBuf + ?Sized>(
-        v: Option<&Self>,
-        buf: &mut V,
-        cx: Cx,
-        _: Sealed,
-    ) -> Result<(), EncodeError> {
-        if let Some(s) = v {
-            if s.small().put_inline_str(buf.vec(), cx.compact) {
-                return Ok(());
-            }
-        }
-        Self::write_nullable(v, buf, cx)
-    }
     #[inline]
     fn size_nullable(v: Option<&Self>, cx: Cx) -> usize {
         let len = v.map(|s| s.len());
@@ -1025,9 +1083,12 @@ impl NullableField for Str {
     }
 }
 
+impl FieldHooks for String {
+    const UTF8_REQUIRED: bool = true;
+}
+
 impl Field for String {
     const KAFKA_TYPE: KafkaType = KafkaType::String;
-    const UTF8_REQUIRED: bool = true;
     fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
         Self::write_nullable(Some(self), buf, cx)
     }
@@ -1071,6 +1132,8 @@ impl NullableField for String {
 }
 
 // ---- bytes and records ------------------------------------------------------------------
+
+impl FieldHooks for Bytes {}
 
 impl Field for Bytes {
     const KAFKA_TYPE: KafkaType = KafkaType::Bytes;
@@ -1181,6 +1244,8 @@ fn put_referenced<B: BufMut + ?Sized>(
     Ok(())
 }
 
+impl FieldHooks for Records {}
+
 impl Field for Records {
     const KAFKA_TYPE: KafkaType = KafkaType::Records;
     fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
@@ -1274,15 +1339,10 @@ fn push_grow<T>(out: &mut Vec<T>, x: T) {
     out.push(x);
 }
 
-impl<T: Field> Field for Vec<T> {
-    const KAFKA_TYPE: KafkaType = KafkaType::Array(&T::KAFKA_TYPE);
+impl<T: Field> FieldHooks for Vec<T> {
     const NESTED_FLEXIBLE: Option<VersionRange> = T::NESTED_FLEXIBLE;
     const UTF8_REQUIRED: bool = T::UTF8_REQUIRED;
 
-    #[inline]
-    fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
-        Self::write_nullable(Some(self), buf, cx)
-    }
     #[inline]
     fn write_vec<V: VecBuf + ?Sized>(
         &self,
@@ -1292,21 +1352,38 @@ impl<T: Field> Field for Vec<T> {
     ) -> Result<(), EncodeError> {
         Self::write_nullable_vec(Some(self), buf, cx, t)
     }
+
+    /// The same loop, each element through its own `write_vec`.
     #[inline]
-    fn size(&self, cx: Cx) -> usize {
-        Self::size_nullable(Some(self), cx)
+    fn write_nullable_vec<V: VecBuf + ?Sized>(
+        v: Option<&Self>,
+        buf: &mut V,
+        cx: Cx,
+        t: Sealed,
+    ) -> Result<(), EncodeError> {
+        let Some(items) = v else {
+            return put_null(buf, Prefix::I32, cx.compact);
+        };
+        if T::OUTLINED {
+            return write_each(items, buf.vec(), cx);
+        }
+        put_len(buf, Prefix::I32, items.len(), cx.compact)?;
+        let ecx = cx.element();
+        let mut it = items.iter();
+        while let Some(item) = it.next() {
+            if let Err(e) = item.write_vec(buf, ecx, t) {
+                return Err(e.at_index_nounwind(items.len() - it.len() - 1));
+            }
+        }
+        Ok(())
     }
+
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
     fn sizes_trivially(&self, _: Sealed) -> bool {
         self.is_empty()
     }
-    #[cfg_attr(not(debug_assertions), inline(always))]
-    #[cfg_attr(debug_assertions, inline)]
-    fn read(r: &mut Reader<'_>, cx: Cx) -> Result<Self, DecodeError> {
-        let n = read_array_count(r, cx);
-        read_elements(r, cx, n)
-    }
+
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
     fn read_out(r: &mut Reader<'_>, cx: Cx, _: Sealed) -> Result<Self, DecodeError> {
@@ -1315,6 +1392,25 @@ impl<T: Field> Field for Vec<T> {
             return read_outlined(r, cx, None);
         }
         Self::read(r, cx)
+    }
+}
+
+impl<T: Field> Field for Vec<T> {
+    const KAFKA_TYPE: KafkaType = KafkaType::Array(&T::KAFKA_TYPE);
+
+    #[inline]
+    fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
+        Self::write_nullable(Some(self), buf, cx)
+    }
+    #[inline]
+    fn size(&self, cx: Cx) -> usize {
+        Self::size_nullable(Some(self), cx)
+    }
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    fn read(r: &mut Reader<'_>, cx: Cx) -> Result<Self, DecodeError> {
+        let n = read_array_count(r, cx);
+        read_elements(r, cx, n)
     }
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
@@ -1350,31 +1446,6 @@ impl<T: Field> NullableField for Vec<T> {
         let mut it = items.iter();
         while let Some(item) = it.next() {
             if let Err(e) = item.write(buf, ecx) {
-                return Err(e.at_index_nounwind(items.len() - it.len() - 1));
-            }
-        }
-        Ok(())
-    }
-
-    /// The same loop, each element through its own `write_vec`.
-    #[inline]
-    fn write_nullable_vec<V: VecBuf + ?Sized>(
-        v: Option<&Self>,
-        buf: &mut V,
-        cx: Cx,
-        t: Sealed,
-    ) -> Result<(), EncodeError> {
-        let Some(items) = v else {
-            return put_null(buf, Prefix::I32, cx.compact);
-        };
-        if T::OUTLINED {
-            return write_each(items, buf.vec(), cx);
-        }
-        put_len(buf, Prefix::I32, items.len(), cx.compact)?;
-        let ecx = cx.element();
-        let mut it = items.iter();
-        while let Some(item) = it.next() {
-            if let Err(e) = item.write_vec(buf, ecx, t) {
                 return Err(e.at_index_nounwind(items.len() - it.len() - 1));
             }
         }
@@ -1443,7 +1514,7 @@ fn read_array_count_slow(r: &mut Reader<'_>, cx: Cx) -> Result<usize, DecodeErro
 
 /// Reads the `n` elements of an array at `cx` (the array's context), of at least
 /// `T::min_size` bytes each (all at once when the type can, see
-/// [`Field::read_array_at_once`]). `n` is taken as the count reader returned it, error
+/// [`FieldHooks::read_array_at_once`]). `n` is taken as the count reader returned it, error
 /// included, so that `Vec<T>::read` is these two calls, inlined, and not one more function
 /// per element type.
 ///
@@ -1495,7 +1566,7 @@ pub(crate) fn read_elements<T: Field>(
 }
 
 /// An array of an `outline` struct as the element loops compiled once for every such type
-/// see it (see [`Field::OUTLINED`]): on the read side the vector being filled, on the write
+/// see it (see [`FieldHooks::OUTLINED`]): on the read side the vector being filled, on the write
 /// side the vector being written. The loops ([`read_each`], [`write_each`]) call these
 /// through a vtable, so each element type adds only these small functions to the build,
 /// not a copy of the loop with its claims, growth and error paths (about 390 lines of
@@ -1680,7 +1751,7 @@ impl Claims {
 
 /// The elements `cap..n` of an array whose count cannot decode: read for the error a plain
 /// reading finds, not kept, claiming every byte left (see [`read_elements`]). Not generic:
-/// the element is read through [`Field::read_discard`], so this loop is compiled once,
+/// the element is read through [`FieldHooks::read_discard`], so this loop is compiled once,
 /// not once per element type, and no element's `read` is inlined into it.
 #[cold]
 #[inline(never)]
@@ -1716,7 +1787,7 @@ pub(crate) fn field_cx(meta: &StructMeta, f: &FieldMeta, v: Version) -> Cx {
 }
 
 /// Reads a derived struct's element of an array past what the input can hold, by the
-/// struct's metadata, keeping nothing (see [`Field::read_discard`]): the checks, offsets and
+/// struct's metadata, keeping nothing (see [`FieldHooks::read_discard`]): the checks, offsets and
 /// paths of the generated `read`, through the one skipping reader (`rules::skip`), with one
 /// copy of this code for every struct. A field of a user's own type is read as its
 /// `KAFKA_TYPE`, as the metadata-driven codec reads it.

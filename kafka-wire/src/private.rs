@@ -2,7 +2,7 @@
 //! may change in any release.
 
 pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
-pub use crate::field::{discard_struct, Cx, Field, NullableField, Sealed, VecBuf};
+pub use crate::field::{discard_struct, Cx, Field, FieldHooks, NullableField, Sealed, VecBuf};
 pub use crate::message::{ApiMessage, KafkaMessage};
 pub use crate::meta::{ApiKind, ApiMeta, DefaultValue, FieldMeta, KafkaType, StructMeta};
 pub use crate::types::{Str, UnknownTaggedFields, Uuid};
@@ -29,7 +29,7 @@ pub fn meta_of<T: KafkaMessage>() -> &'static StructMeta {
 }
 
 /// Whether a struct holds no unknown tagged fields (no list was made), for its
-/// [`Field::sizes_trivially`].
+/// [`FieldHooks::sizes_trivially`].
 #[cfg_attr(not(debug_assertions), inline(always))]
 #[cfg_attr(debug_assertions, inline)]
 pub fn no_unknown_tags(unknown: &UnknownTaggedFields) -> bool {
@@ -73,7 +73,7 @@ pub fn size_whole<T: KafkaMessage>(v: &T, version: Version) -> usize {
     }
 }
 
-/// `T`'s reader of array elements past what the input can hold ([`Field::read_discard`],
+/// `T`'s reader of array elements past what the input can hold ([`FieldHooks::read_discard`],
 /// sealed), for tests that compare it with `T::read`.
 pub fn read_discard<T: Field>(r: &mut Reader<'_>, cx: Cx) -> DecRes<()> {
     T::read_discard(r, cx, Sealed::TOKEN)
@@ -440,9 +440,9 @@ fn run_short(
 pub trait Fx: Sized {
     /// [`Field::KAFKA_TYPE`].
     const TYPE: KafkaType;
-    /// [`Field::NESTED_FLEXIBLE`].
+    /// [`FieldHooks::NESTED_FLEXIBLE`].
     const NESTED: Option<VersionRange>;
-    /// [`Field::UTF8_REQUIRED`].
+    /// [`FieldHooks::UTF8_REQUIRED`].
     const UTF8: bool;
 
     /// Writes field `i` of the struct.
@@ -451,7 +451,7 @@ pub trait Fx: Sized {
     /// The size of a regular field.
     fn size_in(&self, s: St) -> usize;
 
-    /// [`Field::sizes_trivially`]: whether sizing the field runs no loop over elements.
+    /// [`FieldHooks::sizes_trivially`]: whether sizing the field runs no loop over elements.
     fn vacant(&self) -> bool;
 
     /// [`Field::min_size`] of a regular field.
@@ -483,7 +483,7 @@ pub trait Fx: Sized {
         self.size_in(s)
     }
 
-    /// [`Fx::get`] through [`Field::read_out`] (an array of an `outline` struct read by the
+    /// [`Fx::get`] through [`FieldHooks::read_out`] (an array of an `outline` struct read by the
     /// element loop shared by every such type).
     fn get_lean(r: &mut Reader<'_>, s: St, i: usize) -> DecRes<Self>;
 

@@ -3,7 +3,7 @@
 //! versions, mandatory fields, tagged sections, the decode limits, UTF-8 where the Rust type
 //! needs it), so that the error, its offset and its field path are the ones a full reading
 //! finds. One reader serves every place that moves past a value without building it: array
-//! elements the input cannot hold (`Field::read_discard` of derived structs), the JSON
+//! elements the input cannot hold (`FieldHooks::read_discard` of derived structs), the JSON
 //! writer's search for tagged fields and its pass over declared tagged payloads, and
 //! `dynamic`'s walk without a sink.
 
