@@ -639,7 +639,7 @@ pub fn generate(s: &Struct) -> TokenStream {
         .api
         .map(|_| quote!(#[cfg_attr(not(debug_assertions), inline(always))]));
     let size_init = Literal::usize_unsuffixed(const_size);
-    // Whether sizing the struct runs no loop (`Field::sizes_trivially`): its arrays of
+    // Whether sizing the struct runs no loop (`FieldHooks::sizes_trivially`): its arrays of
     // anything but fixed-width values empty or null, its struct (or other) fields so, and
     // no unknown tagged fields. `KafkaMessage::encoded_size` sizes such a message inline and
     // any other out of line; so an API message's `size` is forced into both.
@@ -694,7 +694,7 @@ pub fn generate(s: &Struct) -> TokenStream {
         }
     });
     // Arrays of an `outline` struct are read and written by the element loops compiled once
-    // for every such type (`Field::OUTLINED`).
+    // for every such type (`FieldHooks::OUTLINED`).
     let outlined = s.outline.then(|| {
         quote!(
             const OUTLINED: bool = true;
@@ -708,14 +708,9 @@ pub fn generate(s: &Struct) -> TokenStream {
             #(#nested_checks)*
 
             #[automatically_derived]
-            impl #kw::Field for #ident {
-                const KAFKA_TYPE: #kw::KafkaType = #kw::KafkaType::Struct(#kw::meta_of::<Self>);
+            impl #kw::FieldHooks for #ident {
                 const NESTED_FLEXIBLE: #kw::Option<#kw::VersionRange> = #kw::Some(#m.flexible);
                 #outlined
-
-                fn write<#bt: #kw::BufMut + ?Sized>(&self, #b: &mut #bt, #cx: #kw::Cx) -> #kw::EncRes {
-                    #kw::write_staged(self, #b, #cx)
-                }
 
                 #write_inline
                 fn write_vec<#bt: #kw::VecBuf + ?Sized>(&self, #b: &mut #bt, #cx: #kw::Cx, _: #kw::Sealed) -> #kw::EncRes {
@@ -725,17 +720,30 @@ pub fn generate(s: &Struct) -> TokenStream {
                     #kw::Ok(())
                 }
 
+                #[inline]
+                fn sizes_trivially(&self, _: #kw::Sealed) -> bool {
+                    #trivial
+                }
+
+                fn read_discard(#r: &mut #kw::Reader<'_>, #cx: #kw::Cx, _: #kw::Sealed) -> #kw::DecRes<()> {
+                    #kw::discard_struct(#m, #r, #cx)
+                }
+            }
+
+            #[automatically_derived]
+            impl #kw::Field for #ident {
+                const KAFKA_TYPE: #kw::KafkaType = #kw::KafkaType::Struct(#kw::meta_of::<Self>);
+
+                fn write<#bt: #kw::BufMut + ?Sized>(&self, #b: &mut #bt, #cx: #kw::Cx) -> #kw::EncRes {
+                    #kw::write_staged(self, #b, #cx)
+                }
+
                 #size_inline
                 fn size(&self, #cx: #kw::Cx) -> usize {
                     let #st = #kw::St::new(#m, #cx);
                     let mut #sz = #size_init;
                     #(#sizes)*
                     #sz
-                }
-
-                #[inline]
-                fn sizes_trivially(&self, _: #kw::Sealed) -> bool {
-                    #trivial
                 }
 
                 #[inline]
@@ -760,10 +768,6 @@ pub fn generate(s: &Struct) -> TokenStream {
                     #st.dec(#r)?;
                     #(#reads)*
                     #kw::Ok(Self { #(#inits),* })
-                }
-
-                fn read_discard(#r: &mut #kw::Reader<'_>, #cx: #kw::Cx, _: #kw::Sealed) -> #kw::DecRes<()> {
-                    #kw::discard_struct(#m, #r, #cx)
                 }
             }
 
@@ -908,6 +912,7 @@ pub fn fallback(input: &syn::DeriveInput) -> TokenStream {
     quote! {
         const _: () = {
             use #krate::__private as __kw;
+            impl __kw::FieldHooks for #ident {}
             impl __kw::Field for #ident {
                 const KAFKA_TYPE: __kw::KafkaType = __kw::KafkaType::Struct(__kw::meta_of::<Self>);
                 fn write<__B: __kw::BufMut + ?Sized>(&self, _: &mut __B, _: __kw::Cx) -> ::core::result::Result<(), __kw::EncodeError> {
