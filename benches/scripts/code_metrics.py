@@ -27,8 +27,11 @@ How each figure is counted (text scans, not a compiler; stable Rust has no rustd
   traits count as items too.
 - import cycles: a graph of the runtime's modules (one node per file; `mod.rs` is its
   directory), an edge A -> B when A's code (outside its tests) names `crate::B...`,
-  `super::...` or a name `lib.rs` re-exports from B (`crate::Reader` -> reader); strongly
-  connected components of more than one module are the cycles.
+  `super::...` (leaving the file: a `super` inside an inline module stays in it) or a name
+  `lib.rs` re-exports from B (`crate::Reader` -> reader); strongly connected components of
+  more than one module are the cycles. A second count adds a parent module's `use` of its
+  own children (`use x::...` in `mod.rs`: a facade's re-exports), under which a facade
+  whose children use items it defines is a cycle too.
 """
 
 import os
@@ -233,6 +236,7 @@ def resolve(path, modules):
 
 def import_graph(files):
     modules = {module_of(f): f for f in files}
+    facade = defaultdict(set)
     lib_code = strip_code(open(os.path.join(ROOT, RUNTIME, "lib.rs")).read())
     reexp = root_reexports(lib_code)
     edges = defaultdict(set)
@@ -260,14 +264,27 @@ def import_graph(files):
                 dest = resolve(t, modules)
             if dest and dest != me and dest != "crate":
                 edges[me].add(dest)
-        # `super::x`: the parent module (or its child `x`).
-        parent = "::".join(me.split("::")[:-1]) if "::" in me else "crate"
-        for m in re.finditer(r"\bsuper::((?:\w+::)*\w+)", code):
-            full = (parent + "::" + m.group(1)) if parent != "crate" else m.group(1)
-            dest = resolve(full, modules) or parent
+        # `use x::...` / `use self::x::...` of a child module `x` (a facade's re-exports):
+        # kept apart, see `main`.
+        for m in re.finditer(r"\buse\s+(?:self::)?(\w+)::", code):
+            child = (me + "::" + m.group(1)) if me != "crate" else m.group(1)
+            if child in modules and child != me:
+                facade[me].add(child)
+        # `super::x`: the parent module (or its child `x`), unless the `super` stays inside
+        # an inline module of this file.
+        inline = [(a, b) for a, b, _ in block_spans(code, r"^[ \t]*(?:pub(?:\([^)]*\))?\s+)?mod\s+\w+\s*(?=\{)")]
+        for m in re.finditer(r"\b((?:super::)+)((?:\w+::)*\w+)", code):
+            ups = m.group(1).count("super::")
+            depth = sum(1 for a, b in inline if a < m.start() < b)
+            if ups <= depth:
+                continue
+            base = me.split("::")
+            base = base[: len(base) - (ups - depth)] if me != "crate" else []
+            full = "::".join(base + [m.group(2)])
+            dest = resolve(full, modules) or ("::".join(base) or "crate")
             if dest != me and dest != "crate":
                 edges[me].add(dest)
-    return modules, edges
+    return modules, edges, facade
 
 
 def sccs(nodes, edges):
@@ -494,18 +511,25 @@ def main():
     )
     print("#[inline(always)] in the runtime: %d" % inline_always)
 
-    modules, edges = import_graph(files)
-    cycles = sccs(list(modules), edges)
-    print("modules: %d, import edges: %d, import cycles (SCCs > 1): %d" % (
-        len(modules), sum(len(v) for v in edges.values()), len(cycles)))
-    for comp in cycles:
-        print("  cycle: %s" % ", ".join(comp))
-        if listing:
-            for a in comp:
-                for b in sorted(edges.get(a, ())):
-                    if b in comp:
-                        print("    %s -> %s" % (a, b))
-
+    modules, edges, facade = import_graph(files)
+    both = defaultdict(set)
+    for g in (edges, facade):
+        for a, bs in g.items():
+            both[a] |= bs
+    for label, graph in (
+        ("import cycles (SCCs > 1)", edges),
+        ("counting a parent's `use` of its own children (facade re-exports) too", both),
+    ):
+        cycles = sccs(list(modules), graph)
+        print("modules: %d, import edges: %d, %s: %d" % (
+            len(modules), sum(len(v) for v in graph.values()), label, len(cycles)))
+        for comp in cycles:
+            print("  cycle: %s" % ", ".join(comp))
+            if listing:
+                for a in comp:
+                    for b in sorted(graph.get(a, ())):
+                        if b in comp:
+                            print("    %s -> %s" % (a, b))
 
 if __name__ == "__main__":
     main()

@@ -5,10 +5,11 @@ use core::{fmt, iter::FusedIterator, marker::PhantomData, slice::ChunksExact};
 use bytes::{BufMut, Bytes};
 
 use crate::error::{DecodeError, EncodeError};
-use crate::field::{
-    empty_prefix, prefix_size, put_len, put_null, read_array_count, read_array_prefix,
-    read_elements, FieldHooks, Prefix, Sealed, VecBuf,
+use crate::field::arrays::{read_array_count, read_elements};
+use crate::field::prefix::{
+    empty_prefix, prefix_size, put_len, put_null, read_array_prefix, Prefix,
 };
+use crate::field::traits::{FieldHooks, Sealed, VecBuf};
 use crate::meta::KafkaType;
 use crate::small::{SmallBytes, INLINE_CAP};
 use crate::{Cx, Field, NullableField, Reader};

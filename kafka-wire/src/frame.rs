@@ -16,8 +16,7 @@ use crate::meta::{ApiKind, StructMeta};
 use crate::vectored::Vectored;
 use crate::{Reader, Version};
 
-/// Kafka's default maximum frame size (`socket.request.max.bytes`, 100 MiB).
-pub const DEFAULT_MAX_FRAME_SIZE: usize = 100 * 1024 * 1024;
+pub use crate::limits::DEFAULT_MAX_FRAME_SIZE;
 
 /// Reads the size prefix at the start of `buf` and says how long the whole frame is (prefix
 /// included), or `None` if fewer than 4 bytes are there yet.

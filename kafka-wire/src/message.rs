@@ -5,7 +5,8 @@ use core::cell::RefCell;
 use bytes::{BufMut, Bytes};
 
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
-use crate::field::{Cx, Field, Sealed};
+use crate::field::context::Cx;
+use crate::field::traits::{Field, Sealed};
 use crate::meta::{ApiKind, StructMeta};
 use crate::vectored::Vectored;
 use crate::{Reader, Version, VersionRange};

@@ -2,7 +2,7 @@
 //! may change in any release.
 
 pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
-pub use crate::field::{discard_struct, Cx, Field, FieldHooks, NullableField, Sealed, VecBuf};
+pub use crate::field::{Cx, Field, FieldHooks, NullableField, Sealed, VecBuf};
 pub use crate::message::{ApiMessage, KafkaMessage};
 pub use crate::meta::{ApiKind, ApiMeta, DefaultValue, FieldMeta, KafkaType, StructMeta};
 pub use crate::types::{Str, UnknownTaggedFields, Uuid};
@@ -22,6 +22,22 @@ pub fn append_vectored_frame(
     contents: &mut dyn FnMut(&mut Vec<u8>) -> Result<(), EncodeError>,
 ) -> Result<(), EncodeError> {
     out.append_frame(contents)
+}
+
+/// Reads a derived struct's element of an array past what the input can hold, by the
+/// struct's metadata, keeping nothing (see [`FieldHooks::read_discard`]): the checks, offsets and
+/// paths of the generated `read`, through the one skipping reader (`rules::skip`), with one
+/// copy of this code for every struct. A field of a user's own type is read as its
+/// `KAFKA_TYPE`, as the metadata-driven codec reads it.
+#[doc(hidden)]
+#[cold]
+#[inline(never)]
+pub fn discard_struct(
+    meta: &'static StructMeta,
+    r: &mut Reader<'_>,
+    cx: Cx,
+) -> Result<(), DecodeError> {
+    crate::rules::skip::skip_struct(meta, r, cx)
 }
 
 pub fn meta_of<T: KafkaMessage>() -> &'static StructMeta {

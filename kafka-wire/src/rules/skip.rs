@@ -10,7 +10,9 @@
 use bytes::Bytes;
 
 use crate::error::DecodeError;
-use crate::field::{field_cx, null_error, read_array_prefix, Cx, Field};
+use crate::field::context::{field_cx, Cx};
+use crate::field::prefix::{null_error, read_array_prefix};
+use crate::field::traits::Field;
 use crate::meta::{KafkaType, StructMeta};
 use crate::rules::nullable::read_struct_marker;
 use crate::rules::tagged::{read_section, tag_not_valid, tagged_cx, Entries, TagField};
