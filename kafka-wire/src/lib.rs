@@ -133,8 +133,8 @@ pub use frame::{DecodeOptions, DecodedFrame};
 pub use header::{RequestHeader, ResponseHeader};
 pub use limits::{DecodeLimits, Limit, DEFAULT_MAX_DECOMPRESSED_BATCH, MAX_STRING_LEN};
 pub use message::{
-    check_room, put_staged, request_header_version, response_header_version, ApiMessage, EncodeBuf,
-    KafkaMessage, Rewind, API_VERSIONS_KEY, SCRATCH_KEEP,
+    request_header_version, response_header_version, ApiMessage, EncodeBuf, KafkaMessage, Rewind,
+    API_VERSIONS_KEY,
 };
 pub use meta::{ApiKind, ApiMeta, DefaultValue, FieldMeta, KafkaType, StructMeta};
 pub use reader::Reader;
