@@ -1,7 +1,7 @@
 //! Code generation: the only module that emits tokens. Each field is one short template
 //! calling the runtime (`kafka_wire::__private`, imported as `__kw`): a call behind a version
 //! gate that is emitted only when the field's versions differ from the struct's. The
-//! struct's context (`St`: version, compactness, metadata for error paths) is built once.
+//! struct's context (`StructCx`: version, compactness, metadata for error paths) is built once.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -19,7 +19,7 @@ mod names {
     pub const BUF: &str = "__b";
     /// The caller's context (`Cx`).
     pub const CX: &str = "__cx";
-    /// The struct's context (`St`), built once per call.
+    /// The struct's context (`StructCx`), built once per call.
     pub const ST: &str = "__s";
     /// The reader.
     pub const READER: &str = "__r";
@@ -100,11 +100,11 @@ fn version_in(n: &N, r: Range, within: Range) -> Option<TokenStream> {
     }
     let lo = (r.min > within.min).then(|| {
         let m = Literal::i16_unsuffixed(r.min);
-        quote!(#s.v() >= #m)
+        quote!(#s.version() >= #m)
     });
     let hi = (r.max < within.max).then(|| {
         let m = Literal::i16_unsuffixed(r.max);
-        quote!(#s.v() <= #m)
+        quote!(#s.version() <= #m)
     });
     match (lo, hi) {
         (None, None) => None,
@@ -274,11 +274,11 @@ fn field_st(n: &N, s: &Struct, f: &Field) -> TokenStream {
     let mut out = quote!(#st);
     if f.option {
         let nullable = version_in_expr(n, f.nullable, within);
-        out = quote!(#out.null(#nullable));
+        out = quote!(#out.with_nullable(#nullable));
     }
     if let Some(fl) = f.flexible {
         let c = version_in_expr(n, fl, within);
-        out = quote!(#out.compact(#c));
+        out = quote!(#out.with_compact(#c));
     }
     out
 }
@@ -333,7 +333,7 @@ pub fn generate(s: &Struct) -> TokenStream {
         let absent = (!f.ignorable)
             .then(|| version_in(&n, f.versions, s.versions))
             .flatten()
-            .map(|c| quote_spanned!(sp=> if !(#c) { <#ty as #kw::Fx>::absent(&self.#fid, #def, #st, #i)?; }));
+            .map(|c| quote_spanned!(sp=> if !(#c) { <#ty as #kw::StructField>::absent(&self.#fid, #def, #st, #i)?; }));
         let mutable = f.tag.is_some().then(|| quote!(mut));
         // Fixed-width types allocate nothing.
         let allocates = !matches!(
@@ -345,13 +345,14 @@ pub fn generate(s: &Struct) -> TokenStream {
                 let g = version_in_expr(&n, tag_from, s.versions);
                 let nullable = !f.nullable.intersect(f.tagged).is_empty();
                 ratios.push(quote_spanned!(sp=>
-                    if #g { #k = #k.max(<#ty as #kw::Fx>::tagged_ratio(#st, #nullable)); }
+                    if #g { #k = #k.max(<#ty as #kw::StructField>::tagged_alloc_ratio(#st, #nullable)); }
                 ));
             }
         }
         if let Layout::Single(gate) = layout {
-            let min = quote_spanned!(sp=> <#ty as #kw::Fx>::min_in(#fst));
-            let ratio = quote_spanned!(sp=> #k = #k.max(<#ty as #kw::Fx>::ratio_in(#fst)););
+            let min = quote_spanned!(sp=> <#ty as #kw::StructField>::min_size_in(#fst));
+            let ratio =
+                quote_spanned!(sp=> #k = #k.max(<#ty as #kw::StructField>::alloc_ratio_in(#fst)););
             match gate {
                 None if fixed_width(ty).is_some() => {}
                 None => mins.push(quote!(#sz += #min;)),
@@ -376,14 +377,19 @@ pub fn generate(s: &Struct) -> TokenStream {
                 // fields stay inline: a load or store and a bounds test, less than a call.
                 let [put_fn, size_fn, get_fn, get_or_fn] =
                     if s.outline && fixed_width(ty).is_none() {
-                        ["put_out", "size_out", "get_out", "get_or_out"]
+                        [
+                            "put_outlined",
+                            "size_outlined",
+                            "get_outlined",
+                            "get_or_outlined",
+                        ]
                     } else {
                         ["put", "size_in", "get", "get_or"]
                     }
                     .map(|f| format_ident!("{}", f, span = sp));
-                let put =
-                    quote_spanned!(sp=> <#ty as #kw::Fx>::#put_fn(&self.#fid, #fst, #b, #i)?;);
-                let size = quote_spanned!(sp=> <#ty as #kw::Fx>::#size_fn(&self.#fid, #fst));
+                let put = quote_spanned!(sp=> <#ty as #kw::StructField>::#put_fn(&self.#fid, #fst, #b, #i)?;);
+                let size =
+                    quote_spanned!(sp=> <#ty as #kw::StructField>::#size_fn(&self.#fid, #fst));
                 field_decls.push(quote!(let #mutable #fid));
                 match gate {
                     None => {
@@ -393,7 +399,7 @@ pub fn generate(s: &Struct) -> TokenStream {
                             None => sizes.push(quote!(#sz += #size;)),
                         }
                         field_reads.push(Some(
-                            quote_spanned!(sp=> <#ty as #kw::Fx>::#get_fn(#r, #fst, #i)?),
+                            quote_spanned!(sp=> <#ty as #kw::StructField>::#get_fn(#r, #fst, #i)?),
                         ));
                     }
                     Some(g) => {
@@ -401,7 +407,7 @@ pub fn generate(s: &Struct) -> TokenStream {
                         field_writes.push(quote!(if #g { #put } #absent_else));
                         sizes.push(quote!(if #g { #sz += #size; }));
                         field_reads.push(Some(quote_spanned!(sp=>
-                            <#ty as #kw::Fx>::#get_or_fn(#r, #fst, #i, #g, #def)?
+                            <#ty as #kw::StructField>::#get_or_fn(#r, #fst, #i, #g, #def)?
                         )));
                     }
                 }
@@ -444,7 +450,7 @@ pub fn generate(s: &Struct) -> TokenStream {
         let get = quote!(#st.get_run::<(#(#tys,)*)>(#r, #at)?);
         if gates.is_empty() {
             // A run that ends a struct whose tagged section holds only unknown fields: the
-            // section's count goes out with the run (see `St::put_run_tags`).
+            // section's count goes out with the run (see `StructCx::put_run_tags`).
             match &s.unknown {
                 Some(unk) if first + len == s.fields.len() && tagged.is_empty() => {
                     let width1 = Literal::usize_unsuffixed(width_n + 1);
@@ -488,12 +494,12 @@ pub fn generate(s: &Struct) -> TokenStream {
             let nullable = !f.nullable.intersect(f.tagged).is_empty();
             let from = Literal::i16_unsuffixed(f.tagged.min);
             presence.push(quote_spanned!(sp=>
-                let #flag = #in_tagged && <#ty as #kw::Fx>::differs(&self.#fid, #def);
+                let #flag = #in_tagged && <#ty as #kw::StructField>::differs(&self.#fid, #def);
             ));
-            put_tagged.push(quote_spanned!(sp=> if #flag { <#ty as #kw::Fx>::put_tagged(&self.#fid, #st, #b, #i, #tag, #nullable)?; }));
-            size_tagged.push(quote_spanned!(sp=> if #flag { #sz += <#ty as #kw::Fx>::tagged_size(&self.#fid, #st, #tag, #nullable); }));
+            put_tagged.push(quote_spanned!(sp=> if #flag { <#ty as #kw::StructField>::put_tagged(&self.#fid, #st, #b, #i, #tag, #nullable)?; }));
+            size_tagged.push(quote_spanned!(sp=> if #flag { #sz += <#ty as #kw::StructField>::tagged_size(&self.#fid, #st, #tag, #nullable); }));
             arms.push(quote_spanned!(sp=>
-                #tag => <#ty as #kw::Fx>::get_tagged(#r, #st, &mut #fid, #i, #tag, #from, #nullable),
+                #tag => <#ty as #kw::StructField>::get_tagged(#r, #st, &mut #fid, #i, #tag, #from, #nullable),
             ));
         }
         let count = if flags.is_empty() {
@@ -543,7 +549,7 @@ pub fn generate(s: &Struct) -> TokenStream {
         let kw = n.at(names::KW, ty.span());
         let m = n.at(names::META, ty.span());
         quote_spanned! {ty.span()=>
-            const _: () = #kw::check_nested_flexible(<#ty as #kw::Fx>::NESTED, #m.flexible);
+            const _: () = #kw::check_nested_flexible(<#ty as #kw::StructField>::NESTED_FLEXIBLE, #m.flexible);
         }
     });
 
@@ -655,7 +661,7 @@ pub fn generate(s: &Struct) -> TokenStream {
         })
         .map(|f| {
             let (fid, ty) = (&f.ident, &f.ty);
-            quote_spanned!(ty.span()=> <#ty as #kw::Fx>::vacant(&self.#fid))
+            quote_spanned!(ty.span()=> <#ty as #kw::StructField>::size_is_trivial(&self.#fid))
         })
         .collect();
     if let Some(unk) = &s.unknown {
@@ -676,20 +682,20 @@ pub fn generate(s: &Struct) -> TokenStream {
     // The tagged section: its count byte, and its unknown fields' allocations.
     let (min_tags, ratio_init) = match &s.unknown {
         Some(_) => (
-            quote!(#sz += usize::from(#st.flex());),
+            quote!(#sz += usize::from(#st.flexible());),
             quote!(#st.unknown_ratio()),
         ),
         None => (quote!(), quote!(0)),
     };
 
-    // An `outline` message is sized by one copy of its `size` (`size_whole`), not by the
+    // An `outline` message is sized by one copy of its `size` (`encoded_size_outlined`), not by the
     // provided `encoded_size`'s inline and out-of-line pair; an inline hint, so that it is
     // only compiled where it is called (the messages' dispatch), not for every nested struct.
     let whole_size = s.outline.then(|| {
         quote! {
             #[inline]
             fn encoded_size(&self, version: #kw::Version) -> usize {
-                #kw::size_whole(self, version)
+                #kw::encoded_size_outlined(self, version)
             }
         }
     });
@@ -713,9 +719,9 @@ pub fn generate(s: &Struct) -> TokenStream {
                 #outlined
 
                 #write_inline
-                fn write_vec<#bt: #kw::VecBuf + ?Sized>(&self, #b: &mut #bt, #cx: #kw::Cx, _: #kw::Sealed) -> #kw::EncRes {
-                    let #st = #kw::St::new(#m, #cx);
-                    #st.enc()?;
+                fn write_vec<#bt: #kw::VecBuf + ?Sized>(&self, #b: &mut #bt, #cx: #kw::Cx, _: #kw::Sealed) -> #kw::EncodeResult {
+                    let #st = #kw::StructCx::new(#m, #cx);
+                    #st.check_write_version()?;
                     #(#writes)*
                     #kw::Ok(())
                 }
@@ -725,7 +731,7 @@ pub fn generate(s: &Struct) -> TokenStream {
                     #trivial
                 }
 
-                fn read_discard(#r: &mut #kw::Reader<'_>, #cx: #kw::Cx, _: #kw::Sealed) -> #kw::DecRes<()> {
+                fn read_discard(#r: &mut #kw::Reader<'_>, #cx: #kw::Cx, _: #kw::Sealed) -> #kw::DecodeResult<()> {
                     #kw::discard_struct(#m, #r, #cx)
                 }
             }
@@ -734,13 +740,13 @@ pub fn generate(s: &Struct) -> TokenStream {
             impl #kw::Field for #ident {
                 const KAFKA_TYPE: #kw::KafkaType = #kw::KafkaType::Struct(#kw::meta_of::<Self>);
 
-                fn write<#bt: #kw::BufMut + ?Sized>(&self, #b: &mut #bt, #cx: #kw::Cx) -> #kw::EncRes {
+                fn write<#bt: #kw::BufMut + ?Sized>(&self, #b: &mut #bt, #cx: #kw::Cx) -> #kw::EncodeResult {
                     #kw::write_staged(self, #b, #cx)
                 }
 
                 #size_inline
                 fn size(&self, #cx: #kw::Cx) -> usize {
-                    let #st = #kw::St::new(#m, #cx);
+                    let #st = #kw::StructCx::new(#m, #cx);
                     let mut #sz = #size_init;
                     #(#sizes)*
                     #sz
@@ -748,7 +754,7 @@ pub fn generate(s: &Struct) -> TokenStream {
 
                 #[inline]
                 fn min_size(#cx: #kw::Cx) -> usize {
-                    let #st = #kw::St::new(#m, #cx);
+                    let #st = #kw::StructCx::new(#m, #cx);
                     let mut #sz = #size_init;
                     #(#mins)*
                     #min_tags
@@ -756,16 +762,16 @@ pub fn generate(s: &Struct) -> TokenStream {
                 }
 
                 fn alloc_ratio(#cx: #kw::Cx) -> usize {
-                    let #st = #kw::St::new(#m, #cx);
+                    let #st = #kw::StructCx::new(#m, #cx);
                     let mut #k = #ratio_init;
                     #(#ratios)*
                     #k
                 }
 
                 #read_inline
-                fn read(#r: &mut #kw::Reader<'_>, #cx: #kw::Cx) -> #kw::DecRes<Self> {
-                    let #st = #kw::St::new(#m, #cx);
-                    #st.dec(#r)?;
+                fn read(#r: &mut #kw::Reader<'_>, #cx: #kw::Cx) -> #kw::DecodeResult<Self> {
+                    let #st = #kw::StructCx::new(#m, #cx);
+                    #st.check_read_version(#r)?;
                     #(#reads)*
                     #kw::Ok(Self { #(#inits),* })
                 }
@@ -802,7 +808,7 @@ fn may_nest(k: &Kind) -> bool {
     }
 }
 
-/// Whether a field of this kind may hold a string, so that its type's `UTF8` matters:
+/// Whether a field of this kind may hold a string, so that its type's `UTF8_REQUIRED` matters:
 /// strings, types the derive does not know (a user's newtype may wrap a `String`) and arrays
 /// of either.
 fn may_hold_str(k: &Kind) -> bool {
@@ -847,12 +853,12 @@ fn field_meta(f: &Field) -> TokenStream {
     let ty = &f.ty;
     let versions = range(f.versions);
     let about = &f.about;
-    let kafka_type = quote_spanned!(ty.span()=> <#ty as #kw::Fx>::TYPE);
+    let kafka_type = quote_spanned!(ty.span()=> <#ty as #kw::StructField>::KAFKA_TYPE);
     let mut out = quote!(#kw::FieldMeta::new(#rust_name, #kname, #kafka_type, #versions, #about));
     // Only a type that may hold a string can require UTF-8; for the rest (most fields) the
     // flag is the constructor's `false`, and no expression is emitted.
     if may_hold_str(&f.kind) {
-        out = quote!(#out.with_utf8_required(<#ty as #kw::Fx>::UTF8));
+        out = quote!(#out.with_utf8_required(<#ty as #kw::StructField>::UTF8_REQUIRED));
     }
     if !f.nullable.is_empty() {
         let r = range(f.nullable);
