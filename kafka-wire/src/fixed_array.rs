@@ -5,10 +5,11 @@ use core::{fmt, iter::FusedIterator, marker::PhantomData, slice::ChunksExact};
 use bytes::{BufMut, Bytes};
 
 use crate::error::{DecodeError, EncodeError};
-use crate::field::{
-    empty_prefix, prefix_size, put_len, put_null, read_array_count, read_array_prefix,
-    read_elements, Prefix, Sealed, VecBuf,
+use crate::field::arrays::{read_array_count, read_elements};
+use crate::field::prefix::{
+    empty_prefix, prefix_size, put_len, put_null, read_array_prefix, Prefix,
 };
+use crate::field::traits::{FieldHooks, Sealed, VecBuf};
 use crate::meta::KafkaType;
 use crate::small::{SmallBytes, INLINE_CAP};
 use crate::{Cx, Field, NullableField, Reader};
@@ -333,17 +334,7 @@ impl<T: FixedWidth> FusedIterator for FixedArrayIter<'_, T> {}
 
 // ---- the wire form: an array's count prefix, then the elements' bytes as they are ----
 
-impl<T: FixedWidth> Field for FixedArray<T> {
-    const KAFKA_TYPE: KafkaType = KafkaType::Array(&T::KAFKA_TYPE);
-
-    #[inline]
-    fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
-        // The storage is matched once, not once per use.
-        let raw = self.raw.as_slice();
-        put_len(buf, Prefix::I32, raw.len() / T::WIDTH, cx.compact)?;
-        buf.put_slice(raw);
-        Ok(())
-    }
+impl<T: FixedWidth> FieldHooks for FixedArray<T> {
     /// An inline array (up to 23 bytes) as one fixed-size copy of its storage, the length
     /// byte replaced by the count, then the vector truncated to the bytes that count: no
     /// copy of a variable length (a `memcpy` call) and one capacity check. Forced inline as
@@ -362,6 +353,31 @@ impl<T: FixedWidth> Field for FixedArray<T> {
             }
         }
         self.write(buf, cx)
+    }
+    #[inline]
+    fn write_nullable_vec<V: VecBuf + ?Sized>(
+        v: Option<&Self>,
+        buf: &mut V,
+        cx: Cx,
+        t: Sealed,
+    ) -> Result<(), EncodeError> {
+        match v {
+            Some(a) => a.write_vec(buf, cx, t),
+            None => put_null(buf, Prefix::I32, cx.compact),
+        }
+    }
+}
+
+impl<T: FixedWidth> Field for FixedArray<T> {
+    const KAFKA_TYPE: KafkaType = KafkaType::Array(&T::KAFKA_TYPE);
+
+    #[inline]
+    fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
+        // The storage is matched once, not once per use.
+        let raw = self.raw.as_slice();
+        put_len(buf, Prefix::I32, raw.len() / T::WIDTH, cx.compact)?;
+        buf.put_slice(raw);
+        Ok(())
     }
     #[inline]
     fn size(&self, cx: Cx) -> usize {
@@ -395,18 +411,6 @@ impl<T: FixedWidth> NullableField for FixedArray<T> {
     ) -> Result<(), EncodeError> {
         match v {
             Some(a) => a.write(buf, cx),
-            None => put_null(buf, Prefix::I32, cx.compact),
-        }
-    }
-    #[inline]
-    fn write_nullable_vec<V: VecBuf + ?Sized>(
-        v: Option<&Self>,
-        buf: &mut V,
-        cx: Cx,
-        t: Sealed,
-    ) -> Result<(), EncodeError> {
-        match v {
-            Some(a) => a.write_vec(buf, cx, t),
             None => put_null(buf, Prefix::I32, cx.compact),
         }
     }

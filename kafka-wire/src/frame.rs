@@ -16,8 +16,7 @@ use crate::meta::{ApiKind, StructMeta};
 use crate::vectored::Vectored;
 use crate::{Reader, Version};
 
-/// Kafka's default maximum frame size (`socket.request.max.bytes`, 100 MiB).
-pub const DEFAULT_MAX_FRAME_SIZE: usize = 100 * 1024 * 1024;
+pub use crate::limits::DEFAULT_MAX_FRAME_SIZE;
 
 /// Reads the size prefix at the start of `buf` and says how long the whole frame is (prefix
 /// included), or `None` if fewer than 4 bytes are there yet.
@@ -391,7 +390,7 @@ pub fn decode_response_with_options<M: ApiMessage>(
 /// Encodes one whole frame into `buf`, all or nothing: a size prefix, then what `contents`
 /// writes (header and body), the prefix filled in once their size is known, so that nothing
 /// is sized before it is written. A `Vec<u8>` is written in place and truncated back on
-/// error; any other buffer gets the frame through [`crate::put_staged`]. The one place frames
+/// error; any other buffer gets the frame through [`crate::message::put_staged`]. The one place frames
 /// are assembled: for these functions, the frames of `kafka_wire_messages` and the
 /// metadata-driven codec's [`dynamic::encode_frame_into`] (feature `json`).
 ///
@@ -433,7 +432,7 @@ pub fn put_frame<B: crate::EncodeBuf + ?Sized>(
         Some(out) => in_place(out),
         None => match buf.with_vec(&mut in_place, Sealed::TOKEN) {
             Some(res) => res,
-            None => crate::put_staged(buf, in_place),
+            None => crate::message::put_staged(buf, in_place),
         },
     };
     match res {

@@ -126,14 +126,15 @@ pub use error::{
     DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldPath, PathSegment,
 };
 pub use error_code::ErrorCode;
-pub use field::{Cx, Field, NullableField, MAX_STRING_LEN};
+pub use field::context::Cx;
+pub use field::traits::{Field, NullableField};
 pub use fixed_array::{FixedArray, FixedArrayIter, FixedWidth};
 pub use frame::{DecodeOptions, DecodedFrame};
 pub use header::{RequestHeader, ResponseHeader};
-pub use limits::{DecodeLimits, Limit, DEFAULT_MAX_DECOMPRESSED_BATCH};
+pub use limits::{DecodeLimits, Limit, DEFAULT_MAX_DECOMPRESSED_BATCH, MAX_STRING_LEN};
 pub use message::{
-    check_room, put_staged, request_header_version, response_header_version, ApiMessage, EncodeBuf,
-    KafkaMessage, Rewind, API_VERSIONS_KEY, SCRATCH_KEEP,
+    request_header_version, response_header_version, ApiMessage, EncodeBuf, KafkaMessage, Rewind,
+    API_VERSIONS_KEY,
 };
 pub use meta::{ApiKind, ApiMeta, DefaultValue, FieldMeta, KafkaType, StructMeta};
 pub use reader::Reader;

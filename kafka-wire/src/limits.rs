@@ -27,8 +27,11 @@
 
 use core::fmt;
 
-use crate::frame::DEFAULT_MAX_FRAME_SIZE;
-use crate::MAX_STRING_LEN;
+/// Kafka's default maximum frame size (`socket.request.max.bytes`, 100 MiB).
+pub const DEFAULT_MAX_FRAME_SIZE: usize = 100 * 1024 * 1024;
+
+/// Kafka's limit on string length in both encodings (Java's `MessageDataGenerator` checks it on write).
+pub const MAX_STRING_LEN: usize = 0x7fff;
 
 /// Which limit of [`DecodeLimits`] a value exceeded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -5,7 +5,8 @@ use core::cell::RefCell;
 use bytes::{BufMut, Bytes};
 
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
-use crate::field::{Cx, Field, Sealed};
+use crate::field::context::Cx;
+use crate::field::traits::{Field, Sealed};
 use crate::meta::{ApiKind, StructMeta};
 use crate::vectored::Vectored;
 use crate::{Reader, Version, VersionRange};
@@ -165,7 +166,7 @@ fn trailing<M>(v: M, r: &Reader<'_>) -> DecodeError {
 /// Fails with `BufferTooSmall` unless `buf` has room for `needed` more bytes: `BufMut`'s
 /// writes panic on a full fixed buffer, so an encode checks first.
 #[inline]
-pub fn check_room<B: BufMut + ?Sized>(buf: &B, needed: usize) -> Result<(), EncodeError> {
+pub(crate) fn check_room<B: BufMut + ?Sized>(buf: &B, needed: usize) -> Result<(), EncodeError> {
     let available = buf.remaining_mut();
     if available < needed {
         return Err(EncodeError::new(EncodeErrorKind::BufferTooSmall {

@@ -2,8 +2,8 @@
 //! may change in any release.
 
 pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
-pub use crate::field::{discard_struct, Cx, Field, NullableField, Sealed, VecBuf};
-pub use crate::message::{ApiMessage, KafkaMessage};
+pub use crate::field::{Cx, Field, FieldHooks, NullableField, Sealed, VecBuf};
+pub use crate::message::{put_staged, ApiMessage, KafkaMessage, SCRATCH_KEEP};
 pub use crate::meta::{ApiKind, ApiMeta, DefaultValue, FieldMeta, KafkaType, StructMeta};
 pub use crate::types::{Str, UnknownTaggedFields, Uuid};
 pub use crate::{ErrorCode, Reader, Version, VersionRange};
@@ -24,12 +24,28 @@ pub fn append_vectored_frame(
     out.append_frame(contents)
 }
 
+/// Reads a derived struct's element of an array past what the input can hold, by the
+/// struct's metadata, keeping nothing (see [`FieldHooks::read_discard`]): the checks, offsets and
+/// paths of the generated `read`, through the one skipping reader (`rules::skip`), with one
+/// copy of this code for every struct. A field of a user's own type is read as its
+/// `KAFKA_TYPE`, as the metadata-driven codec reads it.
+#[doc(hidden)]
+#[cold]
+#[inline(never)]
+pub fn discard_struct(
+    meta: &'static StructMeta,
+    r: &mut Reader<'_>,
+    cx: Cx,
+) -> Result<(), DecodeError> {
+    crate::rules::skip::skip_struct(meta, r, cx)
+}
+
 pub fn meta_of<T: KafkaMessage>() -> &'static StructMeta {
     T::META
 }
 
 /// Whether a struct holds no unknown tagged fields (no list was made), for its
-/// [`Field::sizes_trivially`].
+/// [`FieldHooks::sizes_trivially`].
 #[cfg_attr(not(debug_assertions), inline(always))]
 #[cfg_attr(debug_assertions, inline)]
 pub fn no_unknown_tags(unknown: &UnknownTaggedFields) -> bool {
@@ -44,19 +60,19 @@ pub fn no_known_tags(_: u32, _: &mut Reader<'_>) -> Result<Option<TagField>, Dec
 }
 
 /// A derived struct's `write` into any buffer: its `write_vec` into a scratch vector, then
-/// the bytes with one `put_slice` if they fit (see [`put_staged`](crate::put_staged)).
+/// the bytes with one `put_slice` if they fit (see [`put_staged`]).
 /// Message encodes never come here (they write into a `Vec<u8>` with `write_vec`); this is
 /// for a caller of [`Field::write`] itself, and keeps each struct's fields written once,
 /// in `write_vec`.
 #[inline]
-pub fn write_staged<T: Field, B: BufMut + ?Sized>(v: &T, b: &mut B, cx: Cx) -> EncRes {
+pub fn write_staged<T: Field, B: BufMut + ?Sized>(v: &T, b: &mut B, cx: Cx) -> EncodeResult {
     crate::message::put_staged(b, |s| v.write_vec(s, cx, Sealed::TOKEN))
 }
 
 /// What the generated `write` returns.
-pub type EncRes = Result<(), EncodeError>;
+pub type EncodeResult = Result<(), EncodeError>;
 /// What the generated `read` returns.
-pub type DecRes<T> = Result<T, DecodeError>;
+pub type DecodeResult<T> = Result<T, DecodeError>;
 
 /// [`KafkaMessage::encoded_size`] of an `outline` message: one copy of its `size`, where the
 /// provided method sizes a message with empty arrays inline and any other through a second,
@@ -65,7 +81,7 @@ pub type DecRes<T> = Result<T, DecodeError>;
 /// provided method, which the data path's messages use, stays as it is.
 #[cfg_attr(not(debug_assertions), inline(always))]
 #[cfg_attr(debug_assertions, inline)]
-pub fn size_whole<T: KafkaMessage>(v: &T, version: Version) -> usize {
+pub fn encoded_size_outlined<T: KafkaMessage>(v: &T, version: Version) -> usize {
     if T::META.versions.contains(version) {
         v.size(Cx::new(version))
     } else {
@@ -73,9 +89,9 @@ pub fn size_whole<T: KafkaMessage>(v: &T, version: Version) -> usize {
     }
 }
 
-/// `T`'s reader of array elements past what the input can hold ([`Field::read_discard`],
+/// `T`'s reader of array elements past what the input can hold ([`FieldHooks::read_discard`],
 /// sealed), for tests that compare it with `T::read`.
-pub fn read_discard<T: Field>(r: &mut Reader<'_>, cx: Cx) -> DecRes<()> {
+pub fn read_discard<T: Field>(r: &mut Reader<'_>, cx: Cx) -> DecodeResult<()> {
     T::read_discard(r, cx, Sealed::TOKEN)
 }
 
@@ -88,20 +104,20 @@ pub use crate::rules::version::*;
 /// compact in its flexible versions, not nullable, not tagged). Built once per struct, so
 /// each field's template is one call.
 #[derive(Clone, Copy)]
-pub struct St {
+pub struct StructCx {
     meta: &'static StructMeta,
     /// The context of the struct's regular fields.
     pub cx: Cx,
 }
 
-impl St {
+impl StructCx {
     /// The context for sizing (no version check: `size` of an unsupported version is never
     /// written).
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
     pub fn new(meta: &'static StructMeta, cx: Cx) -> Self {
         let version = cx.version;
-        St {
+        StructCx {
             meta,
             cx: Cx {
                 version,
@@ -113,40 +129,40 @@ impl St {
     }
 
     /// Fails unless the version is one of the struct's, for writing. (A separate call, not
-    /// a `Result<St, _>` from the constructor: returning the context through a large
+    /// a `Result<StructCx, _>` from the constructor: returning the context through a large
     /// `Result` cost instructions on every struct written.)
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    pub fn enc(self) -> EncRes {
+    pub fn check_write_version(self) -> EncodeResult {
         check_write_version(self.meta.name, self.meta.versions, self.cx.version)
     }
 
     /// Fails unless the version is one of the struct's, for reading.
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    pub fn dec(self, r: &Reader<'_>) -> DecRes<()> {
+    pub fn check_read_version(self, r: &Reader<'_>) -> DecodeResult<()> {
         check_read_version(self.meta.name, self.meta.versions, self.cx.version, r)
     }
 
     /// The version.
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    pub fn v(self) -> Version {
+    pub fn version(self) -> Version {
         self.cx.version
     }
 
     /// Whether the struct is in its flexible form (compact, with a tagged section).
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    pub fn flex(self) -> bool {
+    pub fn flexible(self) -> bool {
         self.cx.compact
     }
 
     /// The same context with null allowed or not.
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    pub fn null(self, nullable: bool) -> Self {
-        St {
+    pub fn with_nullable(self, nullable: bool) -> Self {
+        StructCx {
             cx: Cx {
                 nullable,
                 ..self.cx
@@ -158,8 +174,8 @@ impl St {
     /// The same context with a field-level flexible override (strings and bytes only).
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    pub fn compact(self, compact: bool) -> Self {
-        St {
+    pub fn with_compact(self, compact: bool) -> Self {
+        StructCx {
             cx: Cx {
                 compact: self.cx.compact && compact,
                 ..self.cx
@@ -171,14 +187,14 @@ impl St {
     /// The Rust name of field `i`, for error paths.
     ///
     /// Inline, passing the out-of-line lookup the metadata alone. When this cold function
-    /// took the whole `St` by value, LLVM kept every `St` (and its `Cx`) in a stack slot,
+    /// took the whole `StructCx` by value, LLVM kept every `StructCx` (and its `Cx`) in a stack slot,
     /// written field by field and read back with wider loads, which cannot be forwarded
     /// from the narrower stores: a stall of tens of cycles per field that callgrind does not
     /// see (TxnOffsetCommit v0 empty encode: 198 instructions against kafka-protocol's 196,
     /// but 2.4 times its wall time).
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    pub fn name(self, i: usize) -> &'static str {
+    pub fn field_name(self, i: usize) -> &'static str {
         field_name(self.meta, i)
     }
 
@@ -187,7 +203,7 @@ impl St {
     /// calls on every field's error path in every struct's `write`.
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    pub fn enc_err(self, e: EncodeError, i: usize) -> EncodeError {
+    pub fn encode_error_in(self, e: EncodeError, i: usize) -> EncodeError {
         named_encode_error(e, self.meta, i)
     }
 
@@ -196,7 +212,7 @@ impl St {
     /// and no unwinding cleanup between the two (about 15 LLVM lines per field type).
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    pub fn dec_err(self, e: DecodeError, i: usize) -> DecodeError {
+    pub fn decode_error_in(self, e: DecodeError, i: usize) -> DecodeError {
         named_decode_error(e, self.meta, i)
     }
 
@@ -222,11 +238,11 @@ impl St {
         b: &mut B,
         unknown: &UnknownTaggedFields,
         i: &'static str,
-    ) -> EncRes {
+    ) -> EncodeResult {
         const { assert!(N1 == N + 1) };
         let out = b.vec();
         v.put::<N1>(out);
-        if self.flex() && unknown.is_unset() {
+        if self.flexible() && unknown.is_unset() {
             return Ok(());
         }
         // Not that section: the zero goes, and the section (if any) is written as usual.
@@ -238,7 +254,7 @@ impl St {
     /// check; a short input is read field by field so the error names the field cut short.
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    pub fn get_run<T: FixedRun>(self, r: &mut Reader<'_>, i: usize) -> DecRes<T> {
+    pub fn get_run<T: FixedRun>(self, r: &mut Reader<'_>, i: usize) -> DecodeResult<T> {
         match r.read_slice_opt(T::WIDTH) {
             Some(s) => Ok(T::take(s)),
             None => Err(run_short(T::WIDTHS, self.meta, r, i)),
@@ -260,12 +276,20 @@ impl St {
         i: &'static str,
     ) -> Result<bool, EncodeError> {
         if unknown.is_unset() {
-            if self.flex() {
+            if self.flexible() {
                 put_count(b, known);
             }
-            return Ok(self.flex());
+            return Ok(self.flexible());
         }
-        put_tags_unknown(b, unknown, self.flex(), self.v(), known, declared, i)
+        put_tags_unknown(
+            b,
+            unknown,
+            self.flexible(),
+            self.version(),
+            known,
+            declared,
+            i,
+        )
     }
 
     /// The tagged section of a struct that declares no tagged field: the unknown ones.
@@ -276,20 +300,20 @@ impl St {
         b: &mut B,
         unknown: &UnknownTaggedFields,
         i: &'static str,
-    ) -> EncRes {
+    ) -> EncodeResult {
         if unknown.is_unset() {
-            if self.flex() {
+            if self.flexible() {
                 put_count(b, 0);
             }
             return Ok(());
         }
-        put_unknown_tags_set(b, unknown, self.flex(), self.v(), i)
+        put_unknown_tags_set(b, unknown, self.flexible(), self.version(), i)
     }
 
     /// The allocation ratio of the unknown tagged fields (when flexible).
     #[inline]
     pub fn unknown_ratio(self) -> usize {
-        if self.flex() {
+        if self.flexible() {
             UNKNOWN_TAGGED_RATIO
         } else {
             0
@@ -306,7 +330,7 @@ impl St {
     /// the call in every element loop cost TxnOffsetCommit v2's size +51%: twelfth wave.)
     #[inline]
     pub fn tags_size(self, unknown: &UnknownTaggedFields, known: usize) -> usize {
-        if !self.flex() {
+        if !self.flexible() {
             0
         } else if unknown.is_unset() {
             count_size(known)
@@ -315,7 +339,7 @@ impl St {
         }
     }
 
-    /// Reads the tagged section; `known` reads a declared tag (see [`St::get_tagged`]).
+    /// Reads the tagged section; `known` reads a declared tag (see [`StructCx::get_tagged`]).
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
     pub fn get_tags(
@@ -323,8 +347,8 @@ impl St {
         r: &mut Reader<'_>,
         unknown: &mut UnknownTaggedFields,
         known: &mut KnownTags<'_>,
-    ) -> DecRes<()> {
-        if self.flex() {
+    ) -> DecodeResult<()> {
+        if self.flexible() {
             read_tagged_section(r, unknown, known)
         } else {
             Ok(())
@@ -332,7 +356,7 @@ impl St {
     }
 }
 
-/// [`St::put_tags`] for a struct holding unknown tagged fields (a list was made): their
+/// [`StructCx::put_tags`] for a struct holding unknown tagged fields (a list was made): their
 /// checks and the section's count. Out of line and not generic over the struct, so that
 /// every flexible struct's `write` holds only the test for no list (unknown tagged fields
 /// are rare: a struct decoded with some, or given some). Inline, these loops were 4.9% of
@@ -352,7 +376,7 @@ fn put_tags_unknown<B: BufMut + ?Sized>(
     put_section_start(b, unknown, flexible, version, known, declared).map_err(|e| e.in_field(i))
 }
 
-/// [`St::put_unknown_tags`] for a struct holding unknown tagged fields: the checks, the
+/// [`StructCx::put_unknown_tags`] for a struct holding unknown tagged fields: the checks, the
 /// count and the entries, out of line as [`put_tags_unknown`].
 #[cold]
 #[inline(never)]
@@ -362,14 +386,14 @@ fn put_unknown_tags_set<B: BufMut + ?Sized>(
     flexible: bool,
     version: Version,
     i: &'static str,
-) -> EncRes {
+) -> EncodeResult {
     if put_tags_unknown(b, unknown, flexible, version, 0, &[], i)? {
         RawTags::new(unknown).put_rest(b);
     }
     Ok(())
 }
 
-/// The Rust name of field `i` of `meta` (see [`St::name`]). `extern "C"`, so that its
+/// The Rust name of field `i` of `meta` (see [`StructCx::field_name`]). `extern "C"`, so that its
 /// callers (every field's error path in generated code) know it cannot unwind and call it
 /// without an `invoke` and its cleanups; it cannot panic (a checked `get`, `"?"` otherwise).
 #[cold]
@@ -379,7 +403,7 @@ extern "C" fn field_name(meta: &'static StructMeta, i: usize) -> &'static str {
     meta.fields.get(i).map_or("?", |f| f.rust_name)
 }
 
-/// `e` inside field `i` of `meta` (see [`St::enc_err`]). `extern "C"`, as [`field_name`]:
+/// `e` inside field `i` of `meta` (see [`StructCx::encode_error_in`]). `extern "C"`, as [`field_name`]:
 /// it cannot panic (a checked `get` and one push onto the path, whose failures abort).
 #[cold]
 #[inline(never)]
@@ -392,7 +416,7 @@ extern "C" fn named_encode_error(
     e.in_field(meta.fields.get(i).map_or("?", |f| f.rust_name))
 }
 
-/// `e` inside field `i` of `meta` (see [`St::dec_err`]). Not `extern "C"` as
+/// `e` inside field `i` of `meta` (see [`StructCx::decode_error_in`]). Not `extern "C"` as
 /// [`field_name`]: not unwinding, it changed the registers of the array loops that call
 /// it (AddPartitionsToTxn v5 request decode +2.5% instructions, the topic loop
 /// reloading the reader from the stack).
@@ -402,9 +426,9 @@ fn named_decode_error(e: DecodeError, meta: &'static StructMeta, i: usize) -> De
     e.in_field(field_name(meta, i))
 }
 
-/// A run cut short (see [`St::get_run`]): read field by field for the error. Takes the
-/// metadata, not the `St`, for the reason given at [`St::name`]. Returns the error only, not
-/// a `DecRes<T>`: when the values could come from here too, LLVM joined both paths through a
+/// A run cut short (see [`StructCx::get_run`]): read field by field for the error. Takes the
+/// metadata, not the `StructCx`, for the reason given at [`StructCx::field_name`]. Returns the error only, not
+/// a `DecodeResult<T>`: when the values could come from here too, LLVM joined both paths through a
 /// stack slot, storing the run's fields and loading them back on every read of the run.
 /// Not generic (the widths are passed), so one copy serves every run.
 #[cold]
@@ -429,7 +453,7 @@ fn run_short(
 }
 
 /// The per-field templates of the generated code, on every [`Field`]. The derive calls them
-/// as `<T as Fx>::…`, so a type that is not a `Field` is one error on the type (rustc merges
+/// as `<T as StructField>::…`, so a type that is not a `Field` is one error on the type (rustc merges
 /// identical errors), not one per call.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a field of a Kafka message: it implements no Kafka codec",
@@ -437,74 +461,80 @@ fn run_short(
     note = "Kafka types are bool, i8, i16, u16, i32, u32, i64, f64, Str (or String), Bytes, Uuid, Records, Vec<T> of a Kafka type, FixedArray<T> of a fixed-width integer, and structs with #[derive(KafkaMessage)]",
     note = "for a type of your own (a newtype, an enum stored as an integer), implement `kafka_wire::Field` by delegating to one of these"
 )]
-pub trait Fx: Sized {
+pub trait StructField: Sized {
     /// [`Field::KAFKA_TYPE`].
-    const TYPE: KafkaType;
-    /// [`Field::NESTED_FLEXIBLE`].
-    const NESTED: Option<VersionRange>;
-    /// [`Field::UTF8_REQUIRED`].
-    const UTF8: bool;
+    const KAFKA_TYPE: KafkaType;
+    /// [`FieldHooks::NESTED_FLEXIBLE`].
+    const NESTED_FLEXIBLE: Option<VersionRange>;
+    /// [`FieldHooks::UTF8_REQUIRED`].
+    const UTF8_REQUIRED: bool;
 
     /// Writes field `i` of the struct.
-    fn put<B: VecBuf + ?Sized>(&self, s: St, b: &mut B, i: usize) -> EncRes;
+    fn put<B: VecBuf + ?Sized>(&self, s: StructCx, b: &mut B, i: usize) -> EncodeResult;
 
     /// The size of a regular field.
-    fn size_in(&self, s: St) -> usize;
+    fn size_in(&self, s: StructCx) -> usize;
 
-    /// [`Field::sizes_trivially`]: whether sizing the field runs no loop over elements.
-    fn vacant(&self) -> bool;
+    /// [`FieldHooks::sizes_trivially`]: whether sizing the field runs no loop over elements.
+    fn size_is_trivial(&self) -> bool;
 
     /// [`Field::min_size`] of a regular field.
-    fn min_in(s: St) -> usize;
+    fn min_size_in(s: StructCx) -> usize;
 
     /// [`Field::alloc_ratio`] of a regular field.
-    fn ratio_in(s: St) -> usize;
+    fn alloc_ratio_in(s: StructCx) -> usize;
 
     /// [`Field::alloc_ratio`] of a tagged field's payload.
-    fn tagged_ratio(s: St, nullable: bool) -> usize;
+    fn tagged_alloc_ratio(s: StructCx, nullable: bool) -> usize;
 
     /// Reads field `i`.
-    fn get(r: &mut Reader<'_>, s: St, i: usize) -> DecRes<Self>;
+    fn get(r: &mut Reader<'_>, s: StructCx, i: usize) -> DecodeResult<Self>;
 
     /// Reads field `i` when `present` (the version has it), else gives its default.
-    fn get_or(r: &mut Reader<'_>, s: St, i: usize, present: bool, default: Self) -> DecRes<Self>;
-
-    /// [`Fx::put`] in one function per field type and buffer, called rather than inlined
-    /// (the derive's `outline` structs): a field is then a call in its struct's body, which
-    /// the optimiser has far less of to work through.
-    #[inline(never)]
-    fn put_out<B: VecBuf + ?Sized>(&self, s: St, b: &mut B, i: usize) -> EncRes {
-        self.put(s, b, i)
-    }
-
-    /// [`Fx::size_in`], out of line (see [`Fx::put_out`]).
-    #[inline(never)]
-    fn size_out(&self, s: St) -> usize {
-        self.size_in(s)
-    }
-
-    /// [`Fx::get`] through [`Field::read_out`] (an array of an `outline` struct read by the
-    /// element loop shared by every such type).
-    fn get_lean(r: &mut Reader<'_>, s: St, i: usize) -> DecRes<Self>;
-
-    /// [`Fx::get`], out of line (see [`Fx::put_out`]).
-    #[inline(never)]
-    fn get_out(r: &mut Reader<'_>, s: St, i: usize) -> DecRes<Self> {
-        Self::get_lean(r, s, i)
-    }
-
-    /// [`Fx::get_or`], out of line (see [`Fx::put_out`]): the version test stays in the
-    /// caller, so an absent field costs no call.
-    #[inline]
-    fn get_or_out(
+    fn get_or(
         r: &mut Reader<'_>,
-        s: St,
+        s: StructCx,
         i: usize,
         present: bool,
         default: Self,
-    ) -> DecRes<Self> {
+    ) -> DecodeResult<Self>;
+
+    /// [`StructField::put`] in one function per field type and buffer, called rather than inlined
+    /// (the derive's `outline` structs): a field is then a call in its struct's body, which
+    /// the optimiser has far less of to work through.
+    #[inline(never)]
+    fn put_outlined<B: VecBuf + ?Sized>(&self, s: StructCx, b: &mut B, i: usize) -> EncodeResult {
+        self.put(s, b, i)
+    }
+
+    /// [`StructField::size_in`], out of line (see [`StructField::put_outlined`]).
+    #[inline(never)]
+    fn size_outlined(&self, s: StructCx) -> usize {
+        self.size_in(s)
+    }
+
+    /// [`StructField::get`] through [`FieldHooks::read_out`] (an array of an `outline` struct read by the
+    /// element loop shared by every such type).
+    fn get_outlined_body(r: &mut Reader<'_>, s: StructCx, i: usize) -> DecodeResult<Self>;
+
+    /// [`StructField::get`], out of line (see [`StructField::put_outlined`]).
+    #[inline(never)]
+    fn get_outlined(r: &mut Reader<'_>, s: StructCx, i: usize) -> DecodeResult<Self> {
+        Self::get_outlined_body(r, s, i)
+    }
+
+    /// [`StructField::get_or`], out of line (see [`StructField::put_outlined`]): the version test stays in the
+    /// caller, so an absent field costs no call.
+    #[inline]
+    fn get_or_outlined(
+        r: &mut Reader<'_>,
+        s: StructCx,
+        i: usize,
+        present: bool,
+        default: Self,
+    ) -> DecodeResult<Self> {
         if present {
-            Self::get_out(r, s, i)
+            Self::get_outlined(r, s, i)
         } else {
             Ok(default)
         }
@@ -512,7 +542,7 @@ pub trait Fx: Sized {
 
     /// Fails when non-ignorable field `i`, which the version does not have, holds a value
     /// other than its default (Kafka's generated code throws `UnsupportedVersionException`).
-    fn absent(&self, default: Self, s: St, i: usize) -> EncRes
+    fn absent(&self, default: Self, s: StructCx, i: usize) -> EncodeResult
     where
         Self: PartialEq;
 
@@ -524,15 +554,15 @@ pub trait Fx: Sized {
     /// Writes declared tagged field `i` (tag, size, payload).
     fn put_tagged<B: VecBuf + ?Sized>(
         &self,
-        s: St,
+        s: StructCx,
         b: &mut B,
         i: usize,
         tag: u32,
         nullable: bool,
-    ) -> EncRes;
+    ) -> EncodeResult;
 
     /// The size of a declared tagged field's entry.
-    fn tagged_size(&self, s: St, tag: u32, nullable: bool) -> usize;
+    fn tagged_size(&self, s: StructCx, tag: u32, nullable: bool) -> usize;
 
     /// Reads declared tagged field `i` into `slot`: tagged from version `from` on. Whatever
     /// value it carries is taken, its default included, as Java's generated reader does
@@ -540,7 +570,7 @@ pub trait Fx: Sized {
     /// encoding it back leaves the field out).
     fn get_tagged(
         r: &mut Reader<'_>,
-        s: St,
+        s: StructCx,
         slot: &mut Self,
         i: usize,
         tag: u32,
@@ -549,69 +579,75 @@ pub trait Fx: Sized {
     ) -> Result<Option<TagField>, DecodeError>;
 }
 
-impl<T: Field> Fx for T {
-    const TYPE: KafkaType = T::KAFKA_TYPE;
-    const NESTED: Option<VersionRange> = T::NESTED_FLEXIBLE;
-    const UTF8: bool = T::UTF8_REQUIRED;
+impl<T: Field> StructField for T {
+    const KAFKA_TYPE: KafkaType = <T as Field>::KAFKA_TYPE;
+    const NESTED_FLEXIBLE: Option<VersionRange> = <T as FieldHooks>::NESTED_FLEXIBLE;
+    const UTF8_REQUIRED: bool = <T as FieldHooks>::UTF8_REQUIRED;
 
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    fn put<B: VecBuf + ?Sized>(&self, s: St, b: &mut B, i: usize) -> EncRes {
+    fn put<B: VecBuf + ?Sized>(&self, s: StructCx, b: &mut B, i: usize) -> EncodeResult {
         match self.write_vec(b, s.cx, Sealed::TOKEN) {
             Ok(()) => Ok(()),
-            Err(e) => Err(s.enc_err(e, i)),
+            Err(e) => Err(s.encode_error_in(e, i)),
         }
     }
 
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    fn size_in(&self, s: St) -> usize {
+    fn size_in(&self, s: StructCx) -> usize {
         self.size(s.cx)
     }
 
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    fn vacant(&self) -> bool {
+    fn size_is_trivial(&self) -> bool {
         self.sizes_trivially(Sealed::TOKEN)
     }
 
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    fn min_in(s: St) -> usize {
+    fn min_size_in(s: StructCx) -> usize {
         T::min_size(s.cx)
     }
 
     #[inline]
-    fn ratio_in(s: St) -> usize {
+    fn alloc_ratio_in(s: StructCx) -> usize {
         T::alloc_ratio(s.cx)
     }
 
     #[inline]
-    fn tagged_ratio(s: St, nullable: bool) -> usize {
-        T::alloc_ratio(tagged_cx(s.v(), nullable))
+    fn tagged_alloc_ratio(s: StructCx, nullable: bool) -> usize {
+        T::alloc_ratio(tagged_cx(s.version(), nullable))
     }
 
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    fn get(r: &mut Reader<'_>, s: St, i: usize) -> DecRes<Self> {
+    fn get(r: &mut Reader<'_>, s: StructCx, i: usize) -> DecodeResult<Self> {
         match Self::read(r, s.cx) {
             Ok(v) => Ok(v),
-            Err(e) => Err(s.dec_err(e, i)),
+            Err(e) => Err(s.decode_error_in(e, i)),
         }
     }
 
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    fn get_lean(r: &mut Reader<'_>, s: St, i: usize) -> DecRes<Self> {
+    fn get_outlined_body(r: &mut Reader<'_>, s: StructCx, i: usize) -> DecodeResult<Self> {
         match Self::read_out(r, s.cx, Sealed::TOKEN) {
             Ok(v) => Ok(v),
-            Err(e) => Err(s.dec_err(e, i)),
+            Err(e) => Err(s.decode_error_in(e, i)),
         }
     }
 
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    fn get_or(r: &mut Reader<'_>, s: St, i: usize, present: bool, default: Self) -> DecRes<Self> {
+    fn get_or(
+        r: &mut Reader<'_>,
+        s: StructCx,
+        i: usize,
+        present: bool,
+        default: Self,
+    ) -> DecodeResult<Self> {
         if present {
             Self::get(r, s, i)
         } else {
@@ -621,14 +657,14 @@ impl<T: Field> Fx for T {
 
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    fn absent(&self, default: Self, s: St, i: usize) -> EncRes
+    fn absent(&self, default: Self, s: StructCx, i: usize) -> EncodeResult
     where
         Self: PartialEq,
     {
         if *self == default {
             Ok(())
         } else {
-            Err(absent_field(s.name(i), s.v()))
+            Err(absent_field(s.field_name(i), s.version()))
         }
     }
 
@@ -644,45 +680,45 @@ impl<T: Field> Fx for T {
     #[inline]
     fn put_tagged<B: VecBuf + ?Sized>(
         &self,
-        s: St,
+        s: StructCx,
         b: &mut B,
         i: usize,
         tag: u32,
         nullable: bool,
-    ) -> EncRes {
-        let cx = tagged_cx(s.v(), nullable);
+    ) -> EncodeResult {
+        let cx = tagged_cx(s.version(), nullable);
         let written = match put_tagged_header(b, tag, self.size(cx)) {
             Ok(()) => self.write_vec(b, cx, Sealed::TOKEN),
             Err(e) => Err(e),
         };
         match written {
             Ok(()) => Ok(()),
-            Err(e) => Err(s.enc_err(e, i)),
+            Err(e) => Err(s.encode_error_in(e, i)),
         }
     }
 
     #[inline]
-    fn tagged_size(&self, s: St, tag: u32, nullable: bool) -> usize {
-        tagged_entry_size(tag, self.size(tagged_cx(s.v(), nullable)))
+    fn tagged_size(&self, s: StructCx, tag: u32, nullable: bool) -> usize {
+        tagged_entry_size(tag, self.size(tagged_cx(s.version(), nullable)))
     }
 
     #[inline]
     fn get_tagged(
         r: &mut Reader<'_>,
-        s: St,
+        s: StructCx,
         slot: &mut Self,
         i: usize,
         tag: u32,
         from: Version,
         nullable: bool,
     ) -> Result<Option<TagField>, DecodeError> {
-        // The field's name only on the error paths (`St::name` is out of line).
-        if s.v() < from {
-            return Err(s.dec_err(tag_not_valid(r, tag, s.v()), i));
+        // The field's name only on the error paths (`StructCx::field_name` is out of line).
+        if s.version() < from {
+            return Err(s.decode_error_in(tag_not_valid(r, tag, s.version()), i));
         }
-        *slot = match Self::read(r, tagged_cx(s.v(), nullable)) {
+        *slot = match Self::read(r, tagged_cx(s.version(), nullable)) {
             Ok(v) => v,
-            Err(e) => return Err(s.dec_err(e, i)),
+            Err(e) => return Err(s.decode_error_in(e, i)),
         };
         Ok(Some(TagField::new(s.meta, i)))
     }
@@ -751,7 +787,7 @@ fn grow_for_run(out: &mut Vec<u8>, n: usize) {
 /// vector's address between registers three times per element.
 pub trait PutRun {
     /// Writes `N` bytes at the end of `out`: the run's fields, then zeros (none when `N` is
-    /// the run's width; one for [`St::put_run_tags`]).
+    /// the run's width; one for [`StructCx::put_run_tags`]).
     fn put<const N: usize>(self, out: &mut Vec<u8>);
 }
 

@@ -6,7 +6,8 @@
 //! must be UTF-8, and errors carry the byte offset.
 
 use crate::error::DecodeError;
-use crate::field::{Cx, Field, NullableField};
+use crate::field::context::Cx;
+use crate::field::traits::{Field, NullableField};
 use crate::types::{Str, UnknownTaggedFields};
 use crate::Reader;
 
@@ -45,14 +46,14 @@ impl Reader<'_> {
     /// element takes at least one byte, and so is one above the reader's array limit
     /// (both reported at the count, by the same function as derived arrays).
     pub fn read_array_len(&mut self, compact: bool) -> Result<Option<usize>, DecodeError> {
-        crate::field::read_array_prefix(self, compact)
+        crate::field::prefix::read_array_prefix(self, compact)
     }
 
     /// Reads a tagged-field section (flexible versions only), keeping every field as raw
     /// bytes.
     pub fn read_tagged_fields(&mut self) -> Result<UnknownTaggedFields, DecodeError> {
         let mut out = UnknownTaggedFields::new();
-        crate::__private::read_tagged_section(self, &mut out, &mut |_, _| Ok(None))?;
+        crate::rules::tagged::read_tagged_section(self, &mut out, &mut |_, _| Ok(None))?;
         Ok(out)
     }
 }

@@ -829,7 +829,7 @@ mod tests {
         }
         // The inline path writes the same bytes as Kafka's encoding, in both forms, with
         // room in the vector for its whole storage (or without: the exact bytes).
-        use crate::field::{Cx, Field, Sealed};
+        use crate::field::{Cx, FieldHooks, Sealed};
         for cap in [0, 64] {
             let s = Str::from(String::from("orders"));
             let mut classic = Vec::with_capacity(cap);

@@ -175,7 +175,7 @@ struct OutMid {
 
 /// [`Outer`] with every struct `outline`: its arrays of structs (plain, nullable, tagged,
 /// nested) go through the element loops compiled once for every `outline` type
-/// (`Field::OUTLINED`) rather than one loop per element type.
+/// (`FieldHooks::OUTLINED`) rather than one loop per element type.
 #[derive(KafkaMessage, Debug, Clone, PartialEq)]
 #[kafka(api_key = 1004, request, versions = "0-3", flexible = "2+", outline)]
 struct OutOuter {
@@ -315,7 +315,7 @@ fn compare<M: KafkaMessage + PartialEq + std::fmt::Debug>(
     accepted
 }
 
-/// The reader of array elements past what the input can hold (`Field::read_discard`, which
+/// The reader of array elements past what the input can hold (`FieldHooks::read_discard`, which
 /// reads a derived struct by its metadata and keeps nothing) consumes what the generated
 /// `read` consumes, or fails with the same error, under the same (random) limits: tight
 /// lengths and counts, and `strict_utf8`, whose branch of the discard readers the default

@@ -159,6 +159,9 @@ fn an_error_leaves_everything_as_it_was() {
 #[derive(Debug, Clone, PartialEq, Default)]
 struct Nested(Option<Box<One>>);
 
+// The hidden hooks every `Field` has: their defaults.
+impl kafka_wire::__private::FieldHooks for Nested {}
+
 impl Field for Nested {
     const KAFKA_TYPE: kafka_wire::KafkaType = kafka_wire::KafkaType::Bytes;
     fn write<B: BufMut + ?Sized>(&self, buf: &mut B, cx: Cx) -> Result<(), EncodeError> {
@@ -303,6 +306,9 @@ fn frames_count_the_referenced_bytes() {
 /// A field whose `write` panics after writing a long value into the buffer it was given.
 #[derive(Debug, Clone, PartialEq, Default)]
 struct PanicsAfterWriting;
+
+// The hidden hooks every `Field` has: their defaults.
+impl kafka_wire::__private::FieldHooks for PanicsAfterWriting {}
 
 impl Field for PanicsAfterWriting {
     const KAFKA_TYPE: kafka_wire::KafkaType = kafka_wire::KafkaType::Bytes;

@@ -563,7 +563,7 @@ macro_rules! __apis_impl {
                 // Written to the scratch vector, then copied: one allocation of the exact
                 // size, no size pass.
                 let mut out = Vec::new();
-                $crate::__private::kafka_wire::put_staged(&mut out, |s| self.encode(s, version))?;
+                $crate::__private::kafka_wire::__private::put_staged(&mut out, |s| self.encode(s, version))?;
                 Ok(out)
             }
 
@@ -586,7 +586,7 @@ macro_rules! __apis_impl {
                 // Written to the scratch vector, then copied: one allocation of the exact
                 // size, no size pass.
                 let mut out = Vec::new();
-                $crate::__private::kafka_wire::put_staged(&mut out, |s| self.encode(s, version))?;
+                $crate::__private::kafka_wire::__private::put_staged(&mut out, |s| self.encode(s, version))?;
                 Ok(out)
             }
 
@@ -796,7 +796,7 @@ macro_rules! __apis_impl {
                 // Written to the scratch vector, then copied: one allocation of the exact
                 // size, no size pass.
                 let mut out = Vec::new();
-                $crate::__private::kafka_wire::put_staged(&mut out, |s| self.encode(s))?;
+                $crate::__private::kafka_wire::__private::put_staged(&mut out, |s| self.encode(s))?;
                 Ok(out)
             }
 
@@ -1009,7 +1009,7 @@ macro_rules! __apis_impl {
                 // Written to the scratch vector, then copied: one allocation of the exact
                 // size, no size pass.
                 let mut out = Vec::new();
-                $crate::__private::kafka_wire::put_staged(&mut out, |s| self.encode(s))?;
+                $crate::__private::kafka_wire::__private::put_staged(&mut out, |s| self.encode(s))?;
                 Ok(out)
             }
 

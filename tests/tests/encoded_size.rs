@@ -1,6 +1,6 @@
 //! `encoded_size` on both of its paths: a message whose arrays are empty and that holds no
 //! unknown tagged fields is sized inline, any other by an out-of-line copy of the same
-//! `size` (see `Field::sizes_trivially`). Each case is a TxnOffsetCommitRequest whose bytes
+//! `size` (see `FieldHooks::sizes_trivially`). Each case is a TxnOffsetCommitRequest whose bytes
 //! were assembled by hand from Kafka's rules (int16-prefixed strings and int32 counts up to
 //! v2; from v3 compact strings and counts, length + 1, and a tagged section), checked
 //! against both `encode` and `encoded_size`.

@@ -539,6 +539,9 @@ fn headers_match_the_seed_pages() {
 #[derive(Debug, Clone, Default, PartialEq)]
 struct TopicName(Str);
 
+// The hidden hooks every `Field` has: their defaults.
+impl kafka_wire::__private::FieldHooks for TopicName {}
+
 impl kafka_wire::Field for TopicName {
     const KAFKA_TYPE: KafkaType = KafkaType::String;
     fn write<B: kafka_wire::bytes::BufMut + ?Sized>(

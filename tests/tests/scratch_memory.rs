@@ -1,9 +1,10 @@
 //! The memory an encode keeps after it returns: the per-thread scratch vector that staged
 //! encodes (any buffer but a `Vec<u8>`) and `encode_to_vec` write through holds at
-//! most `kafka_wire::SCRATCH_KEEP` bytes between encodes, however large the last message.
+//! most `kafka_wire::__private::SCRATCH_KEEP` bytes between encodes, however large the last message.
 //! Measured with an allocator that counts the bytes this thread holds live.
 
-use kafka_wire::{KafkaMessage, Records, SCRATCH_KEEP};
+use kafka_wire::__private::SCRATCH_KEEP;
+use kafka_wire::{KafkaMessage, Records};
 use kafka_wire_messages::{PartitionProduceData, ProduceRequest, TopicProduceData};
 
 #[global_allocator]

@@ -1,5 +1,5 @@
 //! A struct whose last fields form a fixed-width run and that declares no tagged field
-//! writes its tagged section's count with that run (`St::put_run_tags`), and falls back to
+//! writes its tagged section's count with that run (`StructCx::put_run_tags`), and falls back to
 //! the ordinary section writer otherwise. Each branch is checked against bytes assembled by
 //! hand from Kafka's rules: AddPartitionsToTxnResponse, whose partition result is
 //! `partition_index` (int32) and `partition_error_code` (int16), flexible from v3 (compact

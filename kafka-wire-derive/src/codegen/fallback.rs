@@ -31,6 +31,7 @@ pub fn fallback(input: &syn::DeriveInput) -> TokenStream {
     quote! {
         const _: () = {
             use #krate::__private as __kw;
+            impl __kw::FieldHooks for #ident {}
             impl __kw::Field for #ident {
                 const KAFKA_TYPE: __kw::KafkaType = __kw::KafkaType::Struct(__kw::meta_of::<Self>);
                 fn write<__B: __kw::BufMut + ?Sized>(&self, _: &mut __B, _: __kw::Cx) -> ::core::result::Result<(), __kw::EncodeError> {

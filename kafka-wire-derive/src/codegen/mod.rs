@@ -1,7 +1,7 @@
 //! Code generation: the only module that emits tokens. Each field is one short template
 //! calling the runtime (`kafka_wire::__private`, imported as `__kw`): a call behind a version
 //! gate that is emitted only when the field's versions differ from the struct's. The
-//! struct's context (`St`: version, compactness, metadata for error paths) is built once.
+//! struct's context (`StructCx`: version, compactness, metadata for error paths) is built once.
 //!
 //! The model is planned once (`plan.rs`: per field its gate, struct context, default,
 //! width, template; the runs and the tagged order), then each concern is generated from the
@@ -36,7 +36,8 @@ pub fn generate(s: &Struct) -> TokenStream {
 }
 
 /// Every item of the expansion, in one `const _` block: the metadata, the nested checks, and
-/// the impls of `Field`, `NullableField`, `KafkaMessage`, `Default` and `ApiMessage`.
+/// the impls of `FieldHooks`, `Field`, `NullableField`, `KafkaMessage`, `Default` and
+/// `ApiMessage`.
 ///
 /// The fields are written in `write_vec` (into the `Vec<u8>` every message encode writes
 /// into, so that a writer can use the vector itself: an inline integer array is one
@@ -49,7 +50,7 @@ fn impls(p: &Plan) -> TokenStream {
     let meta = meta::struct_meta(p.s);
     let nested_checks = meta::nested_checks(p);
     // Arrays of an `outline` struct are read and written by the element loops compiled once
-    // for every such type (`Field::OUTLINED`).
+    // for every such type (`FieldHooks::OUTLINED`).
     let outlined = p.s.outline.then(|| {
         quote!(
             const OUTLINED: bool = true;
@@ -72,25 +73,33 @@ fn impls(p: &Plan) -> TokenStream {
             #(#nested_checks)*
 
             #[automatically_derived]
-            impl #kw::Field for #ident {
-                const KAFKA_TYPE: #kw::KafkaType = #kw::KafkaType::Struct(#kw::meta_of::<Self>);
+            impl #kw::FieldHooks for #ident {
                 const NESTED_FLEXIBLE: #kw::Option<#kw::VersionRange> = #kw::Some(#m.flexible);
                 #outlined
 
-                fn write<#bt: #kw::BufMut + ?Sized>(&self, #b: &mut #bt, #cx: #kw::Cx) -> #kw::EncRes {
-                    #write_staged
-                }
-
                 #write_inline
-                fn write_vec<#bt: #kw::VecBuf + ?Sized>(&self, #b: &mut #bt, #cx: #kw::Cx, _: #kw::Sealed) -> #kw::EncRes #write_body
-
-                #size_inline
-                fn size(&self, #cx: #kw::Cx) -> usize #size_body
+                fn write_vec<#bt: #kw::VecBuf + ?Sized>(&self, #b: &mut #bt, #cx: #kw::Cx, _: #kw::Sealed) -> #kw::EncodeResult #write_body
 
                 #[inline]
                 fn sizes_trivially(&self, _: #kw::Sealed) -> bool {
                     #trivially
                 }
+
+                fn read_discard(#r: &mut #kw::Reader<'_>, #cx: #kw::Cx, _: #kw::Sealed) -> #kw::DecodeResult<()> {
+                    #discard
+                }
+            }
+
+            #[automatically_derived]
+            impl #kw::Field for #ident {
+                const KAFKA_TYPE: #kw::KafkaType = #kw::KafkaType::Struct(#kw::meta_of::<Self>);
+
+                fn write<#bt: #kw::BufMut + ?Sized>(&self, #b: &mut #bt, #cx: #kw::Cx) -> #kw::EncodeResult {
+                    #write_staged
+                }
+
+                #size_inline
+                fn size(&self, #cx: #kw::Cx) -> usize #size_body
 
                 #[inline]
                 fn min_size(#cx: #kw::Cx) -> usize #min_body
@@ -98,11 +107,7 @@ fn impls(p: &Plan) -> TokenStream {
                 fn alloc_ratio(#cx: #kw::Cx) -> usize #ratio_body
 
                 #read_inline
-                fn read(#r: &mut #kw::Reader<'_>, #cx: #kw::Cx) -> #kw::DecRes<Self> #read_body
-
-                fn read_discard(#r: &mut #kw::Reader<'_>, #cx: #kw::Cx, _: #kw::Sealed) -> #kw::DecRes<()> {
-                    #discard
-                }
+                fn read(#r: &mut #kw::Reader<'_>, #cx: #kw::Cx) -> #kw::DecodeResult<Self> #read_body
             }
 
             #[automatically_derived]

@@ -9,7 +9,7 @@ pub const KW: &str = "__kw";
 const BUF: &str = "__b";
 /// The caller's context (`Cx`).
 const CX: &str = "__cx";
-/// The struct's context (`St`), built once per call.
+/// The struct's context (`StructCx`), built once per call.
 const ST: &str = "__s";
 /// The reader.
 const READER: &str = "__r";

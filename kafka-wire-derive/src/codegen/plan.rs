@@ -79,7 +79,7 @@ pub struct Plan<'a> {
     pub order: Vec<Piece>,
     /// The declared tagged fields in tag order, by index.
     pub tagged: Vec<usize>,
-    /// Whether the struct's last run writes the tagged section's count (`St::put_run_tags`):
+    /// Whether the struct's last run writes the tagged section's count (`StructCx::put_run_tags`):
     /// it ends the struct, is present in every version, and the section holds only unknown
     /// fields.
     pub tags_with_run: bool,

@@ -51,7 +51,7 @@ pub fn body(p: &Plan) -> Group {
     Group::new(Delimiter::Brace, body)
 }
 
-/// Whether sizing the struct runs no loop (`Field::sizes_trivially`): its arrays of
+/// Whether sizing the struct runs no loop (`FieldHooks::sizes_trivially`): its arrays of
 /// anything but fixed-width values empty or null, its struct (or other) fields so, and
 /// no unknown tagged fields.
 pub fn trivially(p: &Plan) -> TokenStream {

@@ -65,7 +65,7 @@ fn run(p: &Plan, first: usize, len: usize) -> TokenStream {
     let gates = p.run_gates(first, len);
     if gates.is_empty() {
         // A run that ends a struct whose tagged section holds only unknown fields: the
-        // section's count goes out with the run (see `St::put_run_tags`).
+        // section's count goes out with the run (see `StructCx::put_run_tags`).
         match &p.s.unknown {
             Some(unk) if p.tags_with_run && first + len == p.fields.len() => {
                 rt::put_run_tags(&p.n, width, &ids, unk)

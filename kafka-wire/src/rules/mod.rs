@@ -9,8 +9,12 @@
 //! - `skip`: a value read by its declared type and dropped, with a full reading's errors.
 //!
 //! The other rules live with the types they govern: length prefixes, compact or classic, and
-//! null through a length in `field.rs`; frame sizes in `frame.rs`; header versions in
+//! null through a length in `field/prefix.rs`; frame sizes in `frame.rs`; header versions in
 //! `message.rs`; defaults are typed in the metadata (`DefaultValue`).
+//!
+//! Layering: `nullable` depends only on `field::context` (`Cx`), and `field::traits` calls it
+//! for the nullable-struct default of `NullableField`; `version`, `tagged` and `skip` sit
+//! above `field/` and nothing in `field/` calls them.
 
 pub mod nullable;
 pub(crate) mod skip;

@@ -1,11 +1,11 @@
 //! Nullable structs: a marker before the struct, int8 -1 (null) or 1 in a regular field, and
 //! 0 or 1 in a tagged field's payload (Kafka's `MessageDataGenerator`). Strings, bytes and
-//! arrays are null through their length prefix instead (see `field.rs`).
+//! arrays are null through their length prefix instead (see `field/prefix.rs`).
 
 use bytes::BufMut;
 
 use crate::error::{DecodeError, DecodeErrorKind};
-use crate::field::Cx;
+use crate::field::context::Cx;
 use crate::Reader;
 
 /// Writes a nullable struct's marker: int8 -1/1 in a regular field, a 0/1 byte in a tagged

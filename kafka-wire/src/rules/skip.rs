@@ -3,14 +3,16 @@
 //! versions, mandatory fields, tagged sections, the decode limits, UTF-8 where the Rust type
 //! needs it), so that the error, its offset and its field path are the ones a full reading
 //! finds. One reader serves every place that moves past a value without building it: array
-//! elements the input cannot hold (`Field::read_discard` of derived structs), the JSON
+//! elements the input cannot hold (`FieldHooks::read_discard` of derived structs), the JSON
 //! writer's search for tagged fields and its pass over declared tagged payloads, and
 //! `dynamic`'s walk without a sink.
 
 use bytes::Bytes;
 
 use crate::error::DecodeError;
-use crate::field::{field_cx, null_error, read_array_prefix, Cx, Field};
+use crate::field::context::{field_cx, Cx};
+use crate::field::prefix::{null_error, read_array_prefix};
+use crate::field::traits::Field;
 use crate::meta::{KafkaType, StructMeta};
 use crate::rules::nullable::read_struct_marker;
 use crate::rules::tagged::{read_section, tag_not_valid, tagged_cx, Entries, TagField};

@@ -7,7 +7,7 @@
 use bytes::{BufMut, Bytes};
 
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
-use crate::field::Cx;
+use crate::field::context::Cx;
 use crate::meta::StructMeta;
 use crate::primitives::{put_uvarint, uvarint_size};
 use crate::types::{RawTaggedField, UnknownTaggedFields};
@@ -385,7 +385,7 @@ pub const TAGGED_ENTRY_MIN_SIZE: usize = 2;
 /// The section's count byte pays for nothing here: it is part of the struct's own smallest
 /// size, which already pays for the struct's place in its array (counting it twice is what
 /// let a struct of ratio below 32 with one empty unknown field pass the bound).
-pub const UNKNOWN_TAGGED_RATIO: usize = crate::field::ratio(
+pub const UNKNOWN_TAGGED_RATIO: usize = crate::field::arrays::ratio(
     size_of::<Vec<RawTaggedField>>() + size_of::<RawTaggedField>(),
     TAGGED_ENTRY_MIN_SIZE,
 );

@@ -9,6 +9,9 @@ use kafka_wire::{
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 struct Acks(i16);
 
+// The hidden hooks every `Field` has: their defaults.
+impl kafka_wire::__private::FieldHooks for Acks {}
+
 impl Field for Acks {
     const KAFKA_TYPE: KafkaType = <i16 as Field>::KAFKA_TYPE;
     fn write<B: kafka_wire::bytes::BufMut + ?Sized>(

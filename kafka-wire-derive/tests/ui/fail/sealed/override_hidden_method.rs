@@ -1,5 +1,5 @@
-// A hand-written `impl Field` that overrides a hidden method by the signature it had before
-// it was sealed: refused, so a user cannot replace the array readers' internals by accident.
+// A hand-written type's hooks overriding one by the signature it had before it was sealed:
+// refused, so a user cannot replace the array readers' internals by accident.
 use kafka_wire::bytes::BufMut;
 use kafka_wire::{Cx, DecodeError, EncodeError, Field, KafkaType, Reader};
 
@@ -19,7 +19,9 @@ impl Field for Celsius {
     fn read(r: &mut Reader<'_>, cx: Cx) -> Result<Self, DecodeError> {
         i32::read(r, cx).map(Celsius)
     }
+}
 
+impl kafka_wire::__private::FieldHooks for Celsius {
     fn read_discard(r: &mut Reader<'_>, cx: Cx) -> Result<(), DecodeError> {
         Self::read(r, cx).map(drop)
     }
