@@ -8,6 +8,8 @@
 //! ```
 //!
 //! It prints `listening on ADDR` once bound (port 0 picks a free one) and serves until killed.
+//! A second argument asks for more brokers (on free ports after the first); the line then
+//! lists every broker, comma-separated, as a client's bootstrap servers.
 
 use kafka_wire_mock::{Cluster, Error};
 
@@ -17,7 +19,9 @@ async fn main() -> Result<(), Error> {
         .nth(1)
         .unwrap_or_else(|| "127.0.0.1:9092".to_owned())
         .parse()?;
+    let brokers = std::env::args().nth(2).map_or(Ok(1), |n| n.parse())?;
     let cluster = Cluster::builder()
+        .brokers(brokers)
         .addresses([addr])
         .auto_create_topics(true)
         .build()

@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 
 use kafka_wire::{Bytes, ErrorCode, Str, Version};
 use kafka_wire_messages::{
-    describe_groups as dg, heartbeat as hb, join_group as jg, leave_group as lg,
-    list_groups as lsg, offset_commit as oc, offset_fetch as of, sync_group as sg, RequestBody,
-    RequestFrame, ResponseBody, TopicRef,
+    delete_groups as dlg, describe_groups as dg, heartbeat as hb, join_group as jg,
+    leave_group as lg, list_groups as lsg, offset_commit as oc, offset_fetch as of,
+    sync_group as sg, RequestBody, RequestFrame, ResponseBody, TopicRef,
 };
 
 use crate::state::{Shared, State};
@@ -544,6 +544,7 @@ pub(crate) fn handle(s: &mut State, broker: i32, req: &RequestFrame) -> Response
         RequestBody::OffsetFetch(f) => offset_fetch(s, broker, req, f, v),
         RequestBody::DescribeGroups(d) => describe(s, broker, d, v).into(),
         RequestBody::ListGroups(l) => list(s, broker, l).into(),
+        RequestBody::DeleteGroups(d) => delete(s, broker, d).into(),
         _ => req.body.error_response(v, ErrorCode::UNSUPPORTED_VERSION),
     }
 }
@@ -913,6 +914,35 @@ fn describe(
         .collect();
     dg::DescribeGroupsResponse {
         groups,
+        ..Default::default()
+    }
+}
+
+/// DeleteGroups: an empty group (no members) goes with its offsets; NON_EMPTY_GROUP,
+/// GROUP_ID_NOT_FOUND and NOT_COORDINATOR otherwise.
+fn delete(s: &mut State, broker: i32, d: &dlg::DeleteGroupsRequest) -> dlg::DeleteGroupsResponse {
+    let results = d
+        .groups_names
+        .iter()
+        .map(|id| {
+            let error = match s.groups.get(id) {
+                _ if s.coordinator(id) != Some(broker) => ErrorCode::NOT_COORDINATOR,
+                None => ErrorCode::GROUP_ID_NOT_FOUND,
+                Some(g) if !g.members.is_empty() => ErrorCode::NON_EMPTY_GROUP,
+                Some(_) => {
+                    s.groups.remove(id);
+                    ErrorCode::NONE
+                }
+            };
+            dlg::DeletableGroupResult {
+                group_id: id.clone(),
+                error_code: error.code(),
+                ..Default::default()
+            }
+        })
+        .collect();
+    dlg::DeleteGroupsResponse {
+        results,
         ..Default::default()
     }
 }

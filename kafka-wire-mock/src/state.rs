@@ -15,7 +15,7 @@ use crate::control::Control;
 use crate::group::Group;
 
 /// The APIs served, each at every version this crate declares.
-pub(crate) const SERVED: [ApiKey; 19] = [
+pub(crate) const SERVED: [ApiKey; 20] = [
     ApiKey::ApiVersions,
     ApiKey::Metadata,
     ApiKey::CreateTopics,
@@ -34,6 +34,7 @@ pub(crate) const SERVED: [ApiKey; 19] = [
     ApiKey::OffsetFetch,
     ApiKey::DescribeGroups,
     ApiKey::ListGroups,
+    ApiKey::DeleteGroups,
     ApiKey::DescribeCluster,
 ];
 

@@ -499,6 +499,42 @@ async fn a_group_rebalances_at_its_barriers() {
     let r = join(&mut two, &id2).await;
     assert_eq!((r.generation_id, r.members.len()), (3, 1));
     assert_eq!(cluster.group_members("g").unwrap().1, vec![id2.to_string()]);
+
+    // DeleteGroups: refused while a member is in, done once it left.
+    let delete = || kafka_wire_messages::DeleteGroupsRequest {
+        groups_names: vec!["g".into(), "never".into()],
+        ..Default::default()
+    };
+    let ResponseBody::DeleteGroups(d) = two.call(delete()).await else {
+        panic!()
+    };
+    let codes: Vec<i16> = d.results.iter().map(|r| r.error_code).collect();
+    assert_eq!(
+        codes,
+        [
+            ErrorCode::NON_EMPTY_GROUP.code(),
+            ErrorCode::GROUP_ID_NOT_FOUND.code()
+        ]
+    );
+    let ResponseBody::LeaveGroup(l) = two
+        .call(kafka_wire_messages::LeaveGroupRequest {
+            group_id: "g".into(),
+            members: vec![kafka_wire_messages::leave_group::MemberIdentity {
+                member_id: id2.clone(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        })
+        .await
+    else {
+        panic!()
+    };
+    assert_eq!((l.error_code, l.members[0].error_code), (0, 0));
+    let ResponseBody::DeleteGroups(d) = two.call(delete()).await else {
+        panic!()
+    };
+    assert_eq!(d.results[0].error_code, 0);
+    assert!(cluster.group_members("g").is_none());
     assert!(cluster.frame_errors().is_empty());
 }
 
