@@ -289,7 +289,7 @@ fn create_assigned(
         for (p, a) in topic.partitions.iter_mut().zip(&t.assignments) {
             p.replicas = a.broker_ids.to_vec();
             p.isr = p.replicas.clone();
-            p.leader = p.replicas[0];
+            p.leader = p.replicas.first().copied().unwrap_or(-1);
         }
     }
     Ok(())
@@ -375,6 +375,19 @@ fn create_partitions(
                     ));
                 }
                 if let Some(a) = &t.assignments {
+                    let unknown = a.iter().find(|a| {
+                        a.broker_ids.is_empty()
+                            || a.broker_ids.iter().any(|b| !s.brokers.contains_key(&b))
+                    });
+                    if let Some(a) = unknown {
+                        return Err((
+                            ErrorCode::INVALID_REPLICA_ASSIGNMENT,
+                            format!(
+                                "The manual partition assignment includes a broker that is not registered: {:?}",
+                                a.broker_ids.to_vec()
+                            ),
+                        ));
+                    }
                     if a.len() as i32 != t.count - have {
                         return Err((
                             ErrorCode::INVALID_REPLICA_ASSIGNMENT,
@@ -399,7 +412,7 @@ fn create_partitions(
                     if !a.broker_ids.is_empty() {
                         p.replicas = a.broker_ids.to_vec();
                         p.isr = p.replicas.clone();
-                        p.leader = p.replicas[0];
+                        p.leader = p.replicas.first().copied().unwrap_or(-1);
                     }
                 }
                 s.topics.insert(t.name.clone(), topic);

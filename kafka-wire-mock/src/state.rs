@@ -239,12 +239,15 @@ impl State {
     /// Adds partitions to `topic` up to `count`, placed as at creation.
     pub fn place(&self, topic: &mut Topic, start: usize, count: i32, replication: usize) {
         let ids: Vec<i32> = self.brokers.keys().copied().collect();
+        if ids.is_empty() {
+            return;
+        }
         for p in topic.partitions.len()..count.max(0) as usize {
             let replicas: Vec<i32> = (0..replication)
                 .map(|r| ids[(start + p + r) % ids.len()])
                 .collect();
             topic.partitions.push(Partition {
-                leader: replicas[0],
+                leader: replicas.first().copied().unwrap_or(-1),
                 epoch: 0,
                 isr: replicas.clone(),
                 replicas,
