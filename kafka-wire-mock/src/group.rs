@@ -228,6 +228,22 @@ impl Group {
         self.try_complete(now);
     }
 
+    /// The member id of the static member `instance`.
+    fn static_member(&self, instance: &Str) -> Option<Str> {
+        self.members
+            .iter()
+            .find(|(_, m)| m.instance_id.as_ref() == Some(instance))
+            .map(|(id, _)| id.clone())
+    }
+
+    /// Whether `instance` belongs to a member other than `member` (KIP-345's fencing of a
+    /// static member's old id).
+    fn fenced(&self, member: &Str, instance: Option<&Str>) -> bool {
+        instance
+            .and_then(|i| self.static_member(i))
+            .is_some_and(|id| id != *member)
+    }
+
     fn touch(&mut self, id: &Str, now: Instant) {
         if let Some(m) = self.members.get_mut(id) {
             if m.session_deadline.is_some() {
@@ -328,6 +344,44 @@ pub(crate) async fn join(
                     ErrorCode::INCONSISTENT_GROUP_PROTOCOL,
                     j.member_id.clone(),
                 );
+            }
+        }
+        // KIP-345: a static member (with an instance id) is known by it across restarts.
+        let static_id = j
+            .group_instance_id
+            .as_ref()
+            .and_then(|i| group.static_member(i));
+        if let Some(old) = &static_id {
+            if !j.member_id.is_empty() && *old != j.member_id {
+                return join_error(req, ErrorCode::FENCED_INSTANCE_ID, j.member_id.clone());
+            }
+        }
+        if let (true, Some(old)) = (j.member_id.is_empty(), static_id) {
+            // A restarted static member takes its old place under a new id; the old id is
+            // fenced. In a stable group with the same protocols nothing rebalances: it gets
+            // the current generation, and its SyncGroup the assignment it had.
+            if let Some(mut m) = group.members.remove(&old) {
+                let same = m.protocols.len() == j.protocols.len()
+                    && m.protocols
+                        .iter()
+                        .zip(&j.protocols)
+                        .all(|((n, md), p)| *n == p.name && *md == p.metadata);
+                let was_leader = group.leader.as_ref() == Some(&old);
+                if was_leader {
+                    group.leader = Some(fresh.clone());
+                }
+                if group.phase == Phase::Stable && same && !was_leader {
+                    m.session_deadline = Some(now + m.session_timeout);
+                    group.members.insert(fresh.clone(), m);
+                    return jg::JoinGroupResponse {
+                        generation_id: group.generation,
+                        protocol_type: group.protocol_type.clone(),
+                        protocol_name: group.protocol.clone(),
+                        leader: group.leader.clone().unwrap_or_default(),
+                        member_id: fresh,
+                        ..Default::default()
+                    };
+                }
             }
         }
         let member_id = if j.member_id.is_empty() {
@@ -433,6 +487,9 @@ pub(crate) async fn sync(
         let Some(group) = s.groups.get_mut(&g.group_id) else {
             return sync_error(ErrorCode::UNKNOWN_MEMBER_ID);
         };
+        if group.fenced(&g.member_id, g.group_instance_id.as_ref()) {
+            return sync_error(ErrorCode::FENCED_INSTANCE_ID);
+        }
         let Some(member) = group.members.get(&g.member_id) else {
             return sync_error(ErrorCode::UNKNOWN_MEMBER_ID);
         };
@@ -516,6 +573,9 @@ pub(crate) fn handle(s: &mut State, broker: i32, req: &RequestFrame) -> Response
                 return req.body.error_response(v, ErrorCode::NOT_COORDINATOR);
             }
             let error = match s.groups.get_mut(&h.group_id) {
+                Some(group) if group.fenced(&h.member_id, h.group_instance_id.as_ref()) => {
+                    ErrorCode::FENCED_INSTANCE_ID
+                }
                 Some(group) if group.members.contains_key(&h.member_id) => {
                     group.touch(&h.member_id, now);
                     if h.generation_id != group.generation {
@@ -630,7 +690,9 @@ fn commit(
         None => ErrorCode::ILLEGAL_GENERATION,
         Some(g) if generation < 0 && g.phase == Phase::Empty => ErrorCode::NONE,
         Some(g) if generation >= 0 || !c.member_id.is_empty() || c.group_instance_id.is_some() => {
-            if !g.members.contains_key(&c.member_id) {
+            if g.fenced(&c.member_id, c.group_instance_id.as_ref()) {
+                ErrorCode::FENCED_INSTANCE_ID
+            } else if !g.members.contains_key(&c.member_id) {
                 ErrorCode::UNKNOWN_MEMBER_ID
             } else if generation != g.generation {
                 ErrorCode::ILLEGAL_GENERATION

@@ -617,3 +617,125 @@ async fn controls_inject_errors_cap_versions_and_intercept() {
     assert!(received.iter().all(|r| r.client_id.as_deref() != Some("")));
     assert!(cluster.frame_errors().is_empty());
 }
+
+/// JoinGroup of a static member (KIP-345): no MEMBER_ID_REQUIRED round.
+async fn join_static(
+    c: &mut Client,
+    instance: &str,
+    metadata: &'static [u8],
+) -> jg::JoinGroupResponse {
+    let req = jg::JoinGroupRequest {
+        group_id: "s".into(),
+        session_timeout_ms: 6000,
+        rebalance_timeout_ms: 3000,
+        group_instance_id: Some(Str::from(instance.to_owned())),
+        protocol_type: "consumer".into(),
+        protocols: vec![jg::JoinGroupRequestProtocol {
+            name: "range".into(),
+            metadata: Bytes::from_static(metadata),
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    let ResponseBody::JoinGroup(r) = c.call(req).await else {
+        panic!()
+    };
+    r
+}
+
+#[tokio::test]
+async fn a_restarted_static_member_keeps_its_place_and_fences_its_old_id() {
+    let cluster = Cluster::builder().build().await.unwrap();
+    let mut c = Client::connect(addr(&cluster, 0)).await;
+    let first = join_static(&mut c, "app-1", b"m").await;
+    assert_eq!((first.error_code, first.generation_id), (0, 1));
+    let old = first.member_id.clone();
+    let sync = |member: &Str, assignments| sg::SyncGroupRequest {
+        group_id: "s".into(),
+        generation_id: 1,
+        member_id: member.clone(),
+        group_instance_id: Some("app-1".into()),
+        assignments,
+        ..Default::default()
+    };
+    let mine = vec![sg::SyncGroupRequestAssignment {
+        member_id: old.clone(),
+        assignment: Bytes::from_static(b"all"),
+        ..Default::default()
+    }];
+    let ResponseBody::SyncGroup(s) = c.call(sync(&old, mine)).await else {
+        panic!()
+    };
+    assert_eq!(&s.assignment[..], b"all");
+
+    // The leader restarting rebalances (a new generation); a second member joins it.
+    let mut other = Client::connect(addr(&cluster, 0)).await;
+    let joining = tokio::spawn(async move {
+        let r = join_static(&mut other, "app-2", b"m").await;
+        (r, other)
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let leader = join_static(&mut c, "app-1", b"m").await;
+    let (second, mut other) = joining.await.unwrap();
+    assert_eq!((leader.generation_id, second.generation_id), (2, 2));
+    assert_ne!(leader.member_id, old);
+    assert_eq!(leader.leader, leader.member_id);
+    let fenced = heartbeat_static(&mut c, &old, "app-1", 2).await;
+    assert_eq!(fenced, ErrorCode::FENCED_INSTANCE_ID);
+    let assignments = vec![
+        sg::SyncGroupRequestAssignment {
+            member_id: leader.member_id.clone(),
+            assignment: Bytes::from_static(b"p0"),
+            ..Default::default()
+        },
+        sg::SyncGroupRequestAssignment {
+            member_id: second.member_id.clone(),
+            assignment: Bytes::from_static(b"p1"),
+            ..Default::default()
+        },
+    ];
+    let mut req = sync(&leader.member_id, assignments);
+    req.generation_id = 2;
+    let ResponseBody::SyncGroup(s) = c.call(req).await else {
+        panic!()
+    };
+    assert_eq!(&s.assignment[..], b"p0");
+
+    // The follower restarting, same protocols, stable group: no rebalance, same generation,
+    // and its SyncGroup gets the assignment it had.
+    let again = join_static(&mut other, "app-2", b"m").await;
+    assert_eq!((again.error_code, again.generation_id), (0, 2));
+    assert_ne!(again.member_id, second.member_id);
+    let mut req = sync(&again.member_id, Vec::new());
+    (req.generation_id, req.group_instance_id) = (2, Some("app-2".into()));
+    let ResponseBody::SyncGroup(s) = other.call(req).await else {
+        panic!()
+    };
+    assert_eq!((s.error_code, &s.assignment[..]), (0, &b"p1"[..]));
+    assert_eq!(
+        heartbeat_static(&mut other, &second.member_id, "app-2", 2).await,
+        ErrorCode::FENCED_INSTANCE_ID
+    );
+    assert_eq!(cluster.group_members("s").unwrap().0, 2);
+}
+
+async fn heartbeat_static(
+    c: &mut Client,
+    member: &Str,
+    instance: &str,
+    generation: i32,
+) -> ErrorCode {
+    let ResponseBody::Heartbeat(r) = c
+        .call(hb::HeartbeatRequest {
+            group_id: "s".into(),
+            generation_id: generation,
+            member_id: member.clone(),
+            group_instance_id: Some(Str::from(instance.to_owned())),
+            ..Default::default()
+        })
+        .await
+    else {
+        panic!()
+    };
+    ErrorCode::from(r.error_code)
+}
