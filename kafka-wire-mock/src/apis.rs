@@ -56,6 +56,10 @@ fn handle(s: &mut State, broker: i32, req: &RequestFrame) -> ResponseBody {
         RequestBody::ListOffsets(l) => list_offsets(s, broker, l).into(),
         RequestBody::FindCoordinator(f) => find_coordinator(s, f, v).into(),
         RequestBody::DescribeCluster(d) => describe_cluster(s, d).into(),
+        RequestBody::AddPartitionsToTxn(_)
+        | RequestBody::AddOffsetsToTxn(_)
+        | RequestBody::TxnOffsetCommit(_)
+        | RequestBody::EndTxn(_) => crate::txn::handle(s, broker, req),
         _ => group::handle(s, broker, req),
     }
 }
@@ -460,15 +464,18 @@ fn init_producer_id(
         return fail(ErrorCode::INVALID_TRANSACTION_TIMEOUT);
     }
     let next = s.producers.next_id + 1;
-    let (id, epoch) = match s.producers.transactional.get(txn).copied() {
+    let entry = s.producers.transactional.entry(txn.clone()).or_default();
+    let (id, epoch) = match (entry.producer_id, entry.epoch) {
         // A new epoch of the same id; a fresh id once the epoch is exhausted.
-        Some((id, epoch)) if epoch < i16::MAX - 1 => (id, epoch + 1),
+        (id, epoch) if id > 0 && epoch < i16::MAX - 1 => (id, epoch + 1),
         _ => {
             s.producers.next_id = next;
             (next, 0)
         }
     };
-    s.producers.transactional.insert(txn.clone(), (id, epoch));
+    (entry.producer_id, entry.epoch) = (id, epoch);
+    // The open transaction of the fenced epoch is aborted, its markers at the new epoch.
+    crate::txn::end(s, txn, false);
     ip::InitProducerIdResponse {
         producer_id: id,
         producer_epoch: epoch,
@@ -505,6 +512,16 @@ fn produce(
                         log_start_offset: -1,
                         ..Default::default()
                     };
+                    // A transactional batch must go to a partition of its open transaction.
+                    let txn_error = pd.records.as_ref().and_then(|r| {
+                        let b = r.batches().next()?.ok()?;
+                        let h = b.header();
+                        let (n, _) = found.as_ref()?;
+                        if !h.is_transactional() {
+                            return None;
+                        }
+                        crate::txn::may_write(s, n, pd.index, h.producer_id, h.producer_epoch).err()
+                    });
                     let partition = found.as_ref().and_then(|(n, _)| {
                         s.topics
                             .get_mut(n)?
@@ -521,6 +538,9 @@ fn produce(
                             Err(ErrorCode::NOT_LEADER_OR_FOLLOWER)
                         }
                         _ if ![0, 1, -1].contains(&p.acks) => Err(ErrorCode::INVALID_REQUIRED_ACKS),
+                        (_, Some(_)) if txn_error.is_some() => {
+                            Err(txn_error.unwrap_or(ErrorCode::INVALID_TXN_STATE))
+                        }
                         (_, Some(part)) => append(part, pd.records.as_ref()),
                     };
                     match result {
@@ -564,10 +584,6 @@ fn append(part: &mut Partition, records: Option<&Records>) -> Result<(i64, i64),
     if batches.next().is_some() || batches.truncated().is_some() {
         return Err(ErrorCode::INVALID_RECORD);
     }
-    if header.is_transactional() {
-        // Transactions are not served (AddPartitionsToTxn is not advertised).
-        return Err(ErrorCode::INVALID_TXN_STATE);
-    }
     if header.producer_id >= 0 {
         if let Some(base) = check_sequence(part, &header)? {
             // A retried batch: acknowledged again with its first offset, not appended.
@@ -584,6 +600,9 @@ fn append(part: &mut Partition, records: Option<&Records>) -> Result<(i64, i64),
         bytes: set.into(),
     });
     part.log.end = end;
+    if header.is_transactional() {
+        part.open_txns.entry(header.producer_id).or_insert(base);
+    }
     if header.producer_id >= 0 {
         let entry = part.producers.entry(header.producer_id).or_default();
         if entry.epoch != header.producer_epoch {
@@ -660,7 +679,11 @@ fn list_offsets(s: &State, broker: i32, l: &lo::ListOffsetsRequest) -> lo::ListO
                     match p {
                         Err(e) => out.error_code = e.code(),
                         Ok(p) => {
-                            let (offset, timestamp, epoch) = offset_for(p, lp.timestamp);
+                            let (offset, timestamp, epoch) = match lp.timestamp {
+                                // Latest, read_committed: the last stable offset.
+                                -1 if l.isolation_level == 1 => (p.last_stable(), -1, p.epoch),
+                                t => offset_for(p, t),
+                            };
                             (out.offset, out.timestamp, out.leader_epoch) =
                                 (offset, timestamp, epoch);
                         }
@@ -917,13 +940,31 @@ fn read(
                         }
                     };
                     let log = &p.log;
+                    let stable = p.last_stable();
                     (
                         pd.high_watermark,
                         pd.last_stable_offset,
                         pd.log_start_offset,
-                    ) = (log.end, log.end, log.start);
-                    if f.isolation_level == 1 {
-                        pd.aborted_transactions = Some(Vec::new());
+                    ) = (log.end, stable, log.start);
+                    // read_committed reads up to the last stable offset, and is told which
+                    // transactions in that range aborted (their batches are skipped by the
+                    // client).
+                    let committed_only = f.isolation_level == 1;
+                    let upto = if committed_only { stable } else { log.end };
+                    if committed_only {
+                        pd.aborted_transactions = Some(
+                            p.aborted
+                                .iter()
+                                .filter(|(_, first, last)| {
+                                    *last >= fp.fetch_offset && *first < upto
+                                })
+                                .map(|(pid, first, _)| fetch::AbortedTransaction {
+                                    producer_id: *pid,
+                                    first_offset: *first,
+                                    ..Default::default()
+                                })
+                                .collect(),
+                        );
                     }
                     if fp.fetch_offset < log.start || fp.fetch_offset > log.end {
                         errors = true;
@@ -937,6 +978,9 @@ fn read(
                         .min(max_bytes.saturating_sub(total));
                     let mut data = Vec::new();
                     for b in &log.batches[log.batch_at(fp.fetch_offset)..] {
+                        if b.base >= upto {
+                            break;
+                        }
                         let first = total == 0 && data.is_empty();
                         if !first && data.len() + b.bytes.len() > limit {
                             break;

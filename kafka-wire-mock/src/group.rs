@@ -63,8 +63,8 @@ pub(crate) struct Member {
 #[derive(Debug, Clone)]
 pub(crate) struct Committed {
     pub offset: i64,
-    leader_epoch: i32,
-    metadata: Option<Str>,
+    pub leader_epoch: i32,
+    pub metadata: Option<Str>,
 }
 
 /// A group: its members and generation, and its committed offsets.
@@ -83,7 +83,7 @@ pub(crate) struct Group {
 }
 
 impl Group {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Group {
             phase: Phase::Empty,
             generation: 0,

@@ -22,6 +22,7 @@ mod control;
 mod group;
 mod serve;
 mod state;
+mod txn;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};

@@ -15,7 +15,7 @@ use crate::control::Control;
 use crate::group::Group;
 
 /// The APIs served, each at every version this crate declares.
-pub(crate) const SERVED: [ApiKey; 20] = [
+pub(crate) const SERVED: [ApiKey; 24] = [
     ApiKey::ApiVersions,
     ApiKey::Metadata,
     ApiKey::CreateTopics,
@@ -35,6 +35,10 @@ pub(crate) const SERVED: [ApiKey; 20] = [
     ApiKey::DescribeGroups,
     ApiKey::ListGroups,
     ApiKey::DeleteGroups,
+    ApiKey::AddPartitionsToTxn,
+    ApiKey::AddOffsetsToTxn,
+    ApiKey::TxnOffsetCommit,
+    ApiKey::EndTxn,
     ApiKey::DescribeCluster,
 ];
 
@@ -131,6 +135,22 @@ pub(crate) struct Partition {
     pub isr: Vec<i32>,
     pub log: Log,
     pub producers: HashMap<i64, ProducerEntry>,
+    /// Open transactions: producer id → the offset of its first batch here.
+    pub open_txns: HashMap<i64, i64>,
+    /// Aborted transactions: (producer id, first offset, the abort marker's offset).
+    pub aborted: Vec<(i64, i64, i64)>,
+}
+
+impl Partition {
+    /// The last stable offset: the first offset of the earliest open transaction, or the
+    /// high watermark (the log end).
+    pub fn last_stable(&self) -> i64 {
+        self.open_txns
+            .values()
+            .copied()
+            .min()
+            .unwrap_or(self.log.end)
+    }
 }
 
 /// A partition as the test sees it.
@@ -161,7 +181,7 @@ pub(crate) struct Topic {
 #[derive(Debug, Default)]
 pub(crate) struct Producers {
     pub next_id: i64,
-    pub transactional: HashMap<Str, (i64, i16)>,
+    pub transactional: HashMap<Str, crate::txn::Txn>,
 }
 
 /// Everything, behind `Shared`'s lock.
@@ -253,6 +273,8 @@ impl State {
                 replicas,
                 log: Log::default(),
                 producers: HashMap::new(),
+                open_txns: HashMap::new(),
+                aborted: Vec::new(),
             });
         }
     }

@@ -162,3 +162,28 @@ fn librdkafka_and_kafka_python_on_three_brokers() {
         assert_eq!(brokers.len(), 3, "every broker was used");
     }
 }
+
+#[test]
+fn librdkafka_transactions_committed_and_aborted() {
+    let Some(python) = python_with("confluent_kafka") else {
+        return;
+    };
+    let cluster = cluster("tx", 2);
+    let script = root().join("kafka-wire-mock/tests/clients/transactions.py");
+    run(&python, &script, &[&cluster.bootstrap(), "tx"]);
+    // Three transactions wrote to both partitions: a marker each, commit or abort.
+    let mut markers = 0;
+    for p in 0..2 {
+        for b in cluster.batches("tx", p).unwrap() {
+            let batch = kafka_wire::records::Batches::new(b, Default::default())
+                .next()
+                .unwrap()
+                .unwrap();
+            if batch.header().is_control() {
+                markers += 1;
+            }
+        }
+    }
+    assert_eq!(markers, 6);
+    assert_eq!(cluster.committed("txc", "tx", 0), Some(3));
+}
