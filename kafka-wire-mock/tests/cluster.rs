@@ -739,3 +739,144 @@ async fn heartbeat_static(
     };
     ErrorCode::from(r.error_code)
 }
+
+#[tokio::test]
+async fn transactions_are_checked_and_end_in_markers() {
+    use kafka_wire_messages::{add_partitions_to_txn as ap, end_txn as et, init_producer_id as ip};
+    let cluster = Cluster::builder()
+        .brokers(3)
+        .topic("t", 1, 3)
+        .build()
+        .await
+        .unwrap();
+    // The transactional id's coordinator, found as a client finds it.
+    let mut any = Client::connect(addr(&cluster, 0)).await;
+    let ResponseBody::FindCoordinator(f) = any
+        .call(kafka_wire_messages::FindCoordinatorRequest {
+            key_type: 1,
+            coordinator_keys: vec!["tx".into()],
+            ..Default::default()
+        })
+        .await
+    else {
+        panic!()
+    };
+    let coordinator = f.coordinators[0].node_id;
+    let elsewhere = (coordinator + 1) % 3;
+    let init = || ip::InitProducerIdRequest {
+        transactional_id: Some("tx".into()),
+        transaction_timeout_ms: 60_000,
+        producer_id: -1,
+        producer_epoch: -1,
+        ..Default::default()
+    };
+    let mut wrong = Client::connect(addr(&cluster, elsewhere)).await;
+    let ResponseBody::InitProducerId(r) = wrong.call(init()).await else {
+        panic!()
+    };
+    assert_eq!(r.error_code, ErrorCode::NOT_COORDINATOR.code());
+    let mut c = Client::connect(addr(&cluster, coordinator)).await;
+    let ResponseBody::InitProducerId(r) = c.call(init()).await else {
+        panic!()
+    };
+    let (pid, epoch) = (r.producer_id, r.producer_epoch);
+    assert_eq!((r.error_code, epoch), (0, 0));
+
+    let leader = cluster.partition("t", 0).unwrap().leader;
+    let mut to_leader = Client::connect(addr(&cluster, leader)).await;
+    let txn_batch = |seq: i32| {
+        let mut b = BatchBuilder::new(0);
+        b.producer(pid, epoch, seq).transactional(true);
+        b.append(1_700_000_000_000, None, Some(b"v"), &[]);
+        b.build().unwrap()
+    };
+    // Not added to a transaction yet.
+    let (e, _) = produce(&mut to_leader, "t", 0, txn_batch(0)).await;
+    assert_eq!(e, ErrorCode::INVALID_TXN_STATE);
+
+    let add = |epoch: i16| ap::AddPartitionsToTxnRequest {
+        v3_and_below_transactional_id: "tx".into(),
+        v3_and_below_producer_id: pid,
+        v3_and_below_producer_epoch: epoch,
+        v3_and_below_topics: vec![ap::AddPartitionsToTxnTopic {
+            name: "t".into(),
+            partitions: [0].into(),
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    let code = |r: &ap::AddPartitionsToTxnResponse| {
+        r.results_by_topic_v3_and_below[0].results_by_partition[0].partition_error_code
+    };
+    let ResponseBody::AddPartitionsToTxn(r) = c.call_at(3, add(epoch + 1)).await else {
+        panic!()
+    };
+    assert_eq!(code(&r), ErrorCode::PRODUCER_FENCED.code());
+    let ResponseBody::AddPartitionsToTxn(r) = c.call_at(3, add(epoch)).await else {
+        panic!()
+    };
+    assert_eq!(code(&r), 0);
+    let (e, base) = produce(&mut to_leader, "t", 0, txn_batch(0)).await;
+    assert_eq!((e, base), (ErrorCode::NONE, 0));
+    // Open: the last stable offset stays at the transaction's first offset.
+    let ResponseBody::Fetch(f) = to_leader
+        .call_at(12, {
+            let mut f = fetch_request("t", 0, 0, 0);
+            f.isolation_level = 1;
+            f
+        })
+        .await
+    else {
+        panic!()
+    };
+    let p = &f.responses[0].partitions[0];
+    assert_eq!((p.high_watermark, p.last_stable_offset), (1, 0));
+    assert_eq!(p.records.as_ref().map(|r| r.0.len()), Some(0));
+
+    let end = |committed| et::EndTxnRequest {
+        transactional_id: "tx".into(),
+        producer_id: pid,
+        producer_epoch: epoch,
+        committed,
+        ..Default::default()
+    };
+    let ResponseBody::EndTxn(r) = c.call(end(false)).await else {
+        panic!()
+    };
+    assert_eq!(r.error_code, 0);
+    let ResponseBody::EndTxn(r) = c.call(end(true)).await else {
+        panic!()
+    };
+    assert_eq!(r.error_code, ErrorCode::INVALID_TXN_STATE.code());
+    // Aborted: a marker at offset 1, the LSO at the end, the transaction listed as aborted.
+    let ResponseBody::Fetch(f) = to_leader
+        .call_at(12, {
+            let mut f = fetch_request("t", 0, 0, 0);
+            f.isolation_level = 1;
+            f
+        })
+        .await
+    else {
+        panic!()
+    };
+    let p = &f.responses[0].partitions[0];
+    assert_eq!((p.high_watermark, p.last_stable_offset), (2, 2));
+    let aborted: Vec<(i64, i64)> = p
+        .aborted_transactions
+        .iter()
+        .flatten()
+        .map(|a| (a.producer_id, a.first_offset))
+        .collect();
+    assert_eq!(aborted, [(pid, 0)]);
+    let headers: Vec<(bool, bool)> = p
+        .records
+        .clone()
+        .unwrap()
+        .batches()
+        .map(|b| {
+            let h = *b.unwrap().header();
+            (h.is_transactional(), h.is_control())
+        })
+        .collect();
+    assert_eq!(headers, [(true, false), (true, true)]);
+}
