@@ -673,6 +673,55 @@ fn leave(
     }
 }
 
+/// A commit's partitions of one topic, checked (OffsetCommit's and TxnOffsetCommit's).
+pub(crate) struct CheckedCommit {
+    /// The topic's name and id, if it exists.
+    pub topic: Option<(Str, kafka_wire::Uuid)>,
+    /// Each partition's error.
+    pub errors: Vec<(i32, ErrorCode)>,
+    /// The offsets to keep, by partition.
+    pub accepted: Vec<(i32, Committed)>,
+}
+
+/// Checks a commit's partitions of one topic as Kafka's coordinator does: `group_error`
+/// first, then an unknown topic or partition, then metadata over Kafka's limit
+/// (OFFSET_METADATA_TOO_LARGE).
+pub(crate) fn check_commit(
+    s: &State,
+    r: Option<TopicRef<'_>>,
+    group_error: ErrorCode,
+    partitions: impl Iterator<Item = (i32, Committed)>,
+) -> CheckedCommit {
+    let found = s.find(r);
+    let mut out = CheckedCommit {
+        topic: found.map(|(n, t)| (n.clone(), t.id)),
+        errors: Vec::new(),
+        accepted: Vec::new(),
+    };
+    for (p, c) in partitions {
+        let error = match found {
+            _ if group_error != ErrorCode::NONE => group_error,
+            None => crate::apis::unknown(r),
+            Some((_, t)) if usize::try_from(p).map_or(true, |i| i >= t.partitions.len()) => {
+                ErrorCode::UNKNOWN_TOPIC_OR_PARTITION
+            }
+            _ if c
+                .metadata
+                .as_ref()
+                .is_some_and(|m| m.len() > MAX_OFFSET_METADATA) =>
+            {
+                ErrorCode::OFFSET_METADATA_TOO_LARGE
+            }
+            Some(_) => {
+                out.accepted.push((p, c));
+                ErrorCode::NONE
+            }
+        };
+        out.errors.push((p, error));
+    }
+    out
+}
+
 /// Java's `ClassicGroup.validateOffsetCommit`, then the partitions one by one.
 fn commit(
     s: &mut State,
@@ -707,55 +756,32 @@ fn commit(
     };
     let mut topics = Vec::new();
     for t in &c.topics {
-        let r = t.topic_ref(v);
-        let found = s
-            .find(r)
-            .map(|(n, t)| (n.clone(), t.id, t.partitions.len()));
+        let partitions = t.partitions.iter().map(|p| {
+            let c = Committed {
+                offset: p.committed_offset,
+                leader_epoch: p.committed_leader_epoch,
+                metadata: p.committed_metadata.clone(),
+            };
+            (p.partition_index, c)
+        });
+        let checked = check_commit(s, t.topic_ref(v), group_error, partitions);
         let mut out = oc::OffsetCommitResponseTopic::default();
-        let (name, id) = found
-            .as_ref()
-            .map_or((t.name.clone(), t.topic_id), |(n, id, _)| (n.clone(), *id));
+        let (name, id) = checked.topic.unwrap_or((t.name.clone(), t.topic_id));
         out.set_topic_ref(v, &name, id);
-        out.partitions = t
-            .partitions
+        out.partitions = checked
+            .errors
             .iter()
-            .map(|p| {
-                let error = match &found {
-                    _ if group_error != ErrorCode::NONE => group_error,
-                    None => crate::apis::unknown(r),
-                    Some((_, _, n))
-                        if p.partition_index < 0 || p.partition_index as usize >= *n =>
-                    {
-                        ErrorCode::UNKNOWN_TOPIC_OR_PARTITION
-                    }
-                    _ if p
-                        .committed_metadata
-                        .as_ref()
-                        .is_some_and(|m| m.len() > MAX_OFFSET_METADATA) =>
-                    {
-                        ErrorCode::OFFSET_METADATA_TOO_LARGE
-                    }
-                    Some((n, _, _)) => {
-                        if let Some(g) = s.groups.get_mut(&c.group_id) {
-                            g.offsets.insert(
-                                (n.clone(), p.partition_index),
-                                Committed {
-                                    offset: p.committed_offset,
-                                    leader_epoch: p.committed_leader_epoch,
-                                    metadata: p.committed_metadata.clone(),
-                                },
-                            );
-                        }
-                        ErrorCode::NONE
-                    }
-                };
-                oc::OffsetCommitResponsePartition {
-                    partition_index: p.partition_index,
-                    error_code: error.code(),
-                    ..Default::default()
-                }
+            .map(|(p, e)| oc::OffsetCommitResponsePartition {
+                partition_index: *p,
+                error_code: e.code(),
+                ..Default::default()
             })
             .collect();
+        if let Some(g) = s.groups.get_mut(&c.group_id) {
+            for (p, committed) in checked.accepted {
+                g.offsets.insert((name.clone(), p), committed);
+            }
+        }
         topics.push(out);
     }
     oc::OffsetCommitResponse {

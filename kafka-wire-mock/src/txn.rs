@@ -13,7 +13,7 @@ use kafka_wire_messages::{
     RequestBody, RequestFrame, ResponseBody,
 };
 
-use crate::group::{Committed, Group};
+use crate::group::{check_commit, Committed, Group};
 use crate::state::{Partition, State, Stored};
 
 /// A transactional id's producer and its open transaction.
@@ -229,50 +229,32 @@ fn offset_commit(
         .topics
         .iter()
         .map(|topic| {
-            let r = topic.topic_ref(v);
-            let found = s
-                .find(r)
-                .map(|(n, tp)| (n.clone(), tp.id, tp.partitions.len()));
+            let partitions = topic.partitions.iter().map(|p| {
+                let c = Committed {
+                    offset: p.committed_offset,
+                    leader_epoch: p.committed_leader_epoch,
+                    metadata: p.committed_metadata.clone(),
+                };
+                (p.partition_index, c)
+            });
+            let checked = check_commit(s, topic.topic_ref(v), group_error, partitions);
             let mut out = to::TxnOffsetCommitResponseTopic::default();
-            let (name, id) = found
-                .as_ref()
-                .map_or((topic.name.clone(), topic.topic_id), |(n, id, _)| {
-                    (n.clone(), *id)
-                });
+            let (name, id) = checked
+                .topic
+                .unwrap_or((topic.name.clone(), topic.topic_id));
             out.set_topic_ref(v, &name, id);
-            out.partitions = topic
-                .partitions
+            out.partitions = checked
+                .errors
                 .iter()
-                .map(|p| {
-                    let error = match &found {
-                        _ if group_error != ErrorCode::NONE => group_error,
-                        None => crate::apis::unknown(r),
-                        Some((_, _, n))
-                            if p.partition_index < 0 || p.partition_index as usize >= *n =>
-                        {
-                            ErrorCode::UNKNOWN_TOPIC_OR_PARTITION
-                        }
-                        Some((n, _, _)) => {
-                            pending.push((
-                                t.group_id.clone(),
-                                n.clone(),
-                                p.partition_index,
-                                Committed {
-                                    offset: p.committed_offset,
-                                    leader_epoch: p.committed_leader_epoch,
-                                    metadata: p.committed_metadata.clone(),
-                                },
-                            ));
-                            ErrorCode::NONE
-                        }
-                    };
-                    to::TxnOffsetCommitResponsePartition {
-                        partition_index: p.partition_index,
-                        error_code: error.code(),
-                        ..Default::default()
-                    }
+                .map(|(p, e)| to::TxnOffsetCommitResponsePartition {
+                    partition_index: *p,
+                    error_code: e.code(),
+                    ..Default::default()
                 })
                 .collect();
+            for (p, c) in checked.accepted {
+                pending.push((t.group_id.clone(), name.clone(), p, c));
+            }
             out
         })
         .collect();
