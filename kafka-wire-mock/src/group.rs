@@ -8,9 +8,10 @@ use std::time::{Duration, Instant};
 
 use kafka_wire::{Bytes, ErrorCode, Str, Version};
 use kafka_wire_messages::{
-    delete_groups as dlg, describe_groups as dg, heartbeat as hb, join_group as jg,
-    leave_group as lg, list_groups as lsg, offset_commit as oc, offset_fetch as of,
-    sync_group as sg, RequestBody, RequestFrame, ResponseBody, TopicRef,
+    decode_version_prefixed, delete_groups as dlg, describe_groups as dg, heartbeat as hb,
+    join_group as jg, leave_group as lg, list_groups as lsg, offset_commit as oc,
+    offset_delete as od, offset_fetch as of, sync_group as sg, ConsumerProtocolSubscription,
+    RequestBody, RequestFrame, ResponseBody, TopicRef,
 };
 
 use crate::state::{Shared, State};
@@ -605,6 +606,7 @@ pub(crate) fn handle(s: &mut State, broker: i32, req: &RequestFrame) -> Response
         RequestBody::DescribeGroups(d) => describe(s, broker, d, v).into(),
         RequestBody::ListGroups(l) => list(s, broker, l).into(),
         RequestBody::DeleteGroups(d) => delete(s, broker, d).into(),
+        RequestBody::OffsetDelete(d) => offset_delete(s, broker, d).into(),
         _ => req.body.error_response(v, ErrorCode::UNSUPPORTED_VERSION),
     }
 }
@@ -1002,6 +1004,79 @@ fn describe(
         .collect();
     dg::DescribeGroupsResponse {
         groups,
+        ..Default::default()
+    }
+}
+
+/// OffsetDelete, as Kafka's coordinator answers it: the offsets of an empty group go; a
+/// group with members keeps those of the topics its members subscribe to
+/// (GROUP_SUBSCRIBED_TO_TOPIC; read from the consumer protocol's subscriptions), and a
+/// group of another protocol type is NON_EMPTY_GROUP.
+fn offset_delete(
+    s: &mut State,
+    broker: i32,
+    d: &od::OffsetDeleteRequest,
+) -> od::OffsetDeleteResponse {
+    let top = |e: ErrorCode| od::OffsetDeleteResponse {
+        error_code: e.code(),
+        ..Default::default()
+    };
+    if s.coordinator(&d.group_id) != Some(broker) {
+        return top(ErrorCode::NOT_COORDINATOR);
+    }
+    let known: BTreeSet<Str> = s.topics.keys().cloned().collect();
+    let Some(g) = s.groups.get_mut(&d.group_id) else {
+        return top(ErrorCode::GROUP_ID_NOT_FOUND);
+    };
+    let consumer = g.protocol_type.as_ref().is_some_and(|t| t == "consumer");
+    if g.phase != Phase::Empty && !consumer {
+        return top(ErrorCode::NON_EMPTY_GROUP);
+    }
+    let subscribed: BTreeSet<Str> = if g.phase == Phase::Empty {
+        BTreeSet::new()
+    } else {
+        g.members
+            .values()
+            .filter_map(|m| {
+                let (_, md) = m
+                    .protocols
+                    .iter()
+                    .find(|(n, _)| Some(n) == g.protocol.as_ref())?;
+                let (_, sub) = decode_version_prefixed::<ConsumerProtocolSubscription>(md).ok()?;
+                Some(sub.topics)
+            })
+            .flatten()
+            .collect()
+    };
+    let topics = d
+        .topics
+        .iter()
+        .map(|t| od::OffsetDeleteResponseTopic {
+            name: t.name.clone(),
+            partitions: t
+                .partitions
+                .iter()
+                .map(|p| {
+                    let error = if !known.contains(&t.name) {
+                        ErrorCode::UNKNOWN_TOPIC_OR_PARTITION
+                    } else if subscribed.contains(&t.name) {
+                        ErrorCode::GROUP_SUBSCRIBED_TO_TOPIC
+                    } else {
+                        g.offsets.remove(&(t.name.clone(), p.partition_index));
+                        ErrorCode::NONE
+                    };
+                    od::OffsetDeleteResponsePartition {
+                        partition_index: p.partition_index,
+                        error_code: error.code(),
+                        ..Default::default()
+                    }
+                })
+                .collect(),
+            ..Default::default()
+        })
+        .collect();
+    od::OffsetDeleteResponse {
+        topics,
         ..Default::default()
     }
 }

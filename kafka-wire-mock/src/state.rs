@@ -15,7 +15,7 @@ use crate::control::Control;
 use crate::group::Group;
 
 /// The APIs served, each at every version this crate declares.
-pub(crate) const SERVED: [ApiKey; 24] = [
+pub(crate) const SERVED: [ApiKey; 25] = [
     ApiKey::ApiVersions,
     ApiKey::Metadata,
     ApiKey::CreateTopics,
@@ -35,6 +35,7 @@ pub(crate) const SERVED: [ApiKey; 24] = [
     ApiKey::DescribeGroups,
     ApiKey::ListGroups,
     ApiKey::DeleteGroups,
+    ApiKey::OffsetDelete,
     ApiKey::AddPartitionsToTxn,
     ApiKey::AddOffsetsToTxn,
     ApiKey::TxnOffsetCommit,

@@ -880,3 +880,98 @@ async fn transactions_are_checked_and_end_in_markers() {
         .collect();
     assert_eq!(headers, [(true, false), (true, true)]);
 }
+
+#[tokio::test]
+async fn offset_delete_keeps_the_offsets_of_subscribed_topics() {
+    use kafka_wire_messages::{offset_commit as oc, offset_delete as od};
+    let cluster = Cluster::builder()
+        .topic("t", 1, 1)
+        .topic("u", 1, 1)
+        .build()
+        .await
+        .unwrap();
+    let mut c = Client::connect(addr(&cluster, 0)).await;
+    let commit = |topic: &str| oc::OffsetCommitRequest {
+        group_id: "od".into(),
+        generation_id_or_member_epoch: -1,
+        topics: vec![oc::OffsetCommitRequestTopic {
+            name: Str::from(topic.to_owned()),
+            partitions: vec![oc::OffsetCommitRequestPartition {
+                partition_index: 0,
+                committed_offset: 5,
+                ..Default::default()
+            }],
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    for topic in ["t", "u"] {
+        let ResponseBody::OffsetCommit(r) = c.call_at(8, commit(topic)).await else {
+            panic!()
+        };
+        assert_eq!(r.topics[0].partitions[0].error_code, 0);
+    }
+    // A member subscribed to "t" (the consumer protocol's subscription as its metadata).
+    let subscription = kafka_wire_messages::encode_version_prefixed(
+        &kafka_wire_messages::ConsumerProtocolSubscription {
+            topics: vec!["t".into()],
+            ..Default::default()
+        },
+        0,
+    )
+    .unwrap();
+    let join = jg::JoinGroupRequest {
+        group_id: "od".into(),
+        session_timeout_ms: 10_000,
+        rebalance_timeout_ms: 1000,
+        group_instance_id: Some("i".into()),
+        protocol_type: "consumer".into(),
+        protocols: vec![jg::JoinGroupRequestProtocol {
+            name: "range".into(),
+            metadata: subscription.into(),
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    let ResponseBody::JoinGroup(j) = c.call(join).await else {
+        panic!()
+    };
+    assert_eq!(j.error_code, 0);
+    let delete = |group: &str| od::OffsetDeleteRequest {
+        group_id: Str::from(group.to_owned()),
+        topics: ["t", "u", "gone"]
+            .into_iter()
+            .map(|t| od::OffsetDeleteRequestTopic {
+                name: t.into(),
+                partitions: vec![od::OffsetDeleteRequestPartition {
+                    partition_index: 0,
+                    ..Default::default()
+                }],
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    };
+    let ResponseBody::OffsetDelete(r) = c.call(delete("od")).await else {
+        panic!()
+    };
+    let codes: Vec<i16> = r
+        .topics
+        .iter()
+        .map(|t| t.partitions[0].error_code)
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            ErrorCode::GROUP_SUBSCRIBED_TO_TOPIC.code(),
+            0,
+            ErrorCode::UNKNOWN_TOPIC_OR_PARTITION.code()
+        ]
+    );
+    assert_eq!(cluster.committed("od", "t", 0), Some(5));
+    assert_eq!(cluster.committed("od", "u", 0), None);
+    let ResponseBody::OffsetDelete(r) = c.call(delete("none")).await else {
+        panic!()
+    };
+    assert_eq!(r.error_code, ErrorCode::GROUP_ID_NOT_FOUND.code());
+}
