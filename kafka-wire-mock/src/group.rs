@@ -1068,11 +1068,9 @@ fn offset_delete(
                     od::OffsetDeleteResponsePartition {
                         partition_index: p.partition_index,
                         error_code: error.code(),
-                        ..Default::default()
                     }
                 })
                 .collect(),
-            ..Default::default()
         })
         .collect();
     od::OffsetDeleteResponse {
