@@ -943,14 +943,9 @@ async fn offset_delete_keeps_the_offsets_of_subscribed_topics() {
             .into_iter()
             .map(|t| od::OffsetDeleteRequestTopic {
                 name: t.into(),
-                partitions: vec![od::OffsetDeleteRequestPartition {
-                    partition_index: 0,
-                    ..Default::default()
-                }],
-                ..Default::default()
+                partitions: vec![od::OffsetDeleteRequestPartition { partition_index: 0 }],
             })
             .collect(),
-        ..Default::default()
     };
     let ResponseBody::OffsetDelete(r) = c.call(delete("od")).await else {
         panic!()
