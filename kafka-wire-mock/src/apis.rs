@@ -7,9 +7,10 @@ use kafka_wire::records::{assign_offsets, Batches, ReadOptions};
 use kafka_wire::{Bytes, ErrorCode, Records, Str, Uuid, Version};
 use kafka_wire_messages::answer::ServedApis;
 use kafka_wire_messages::{
-    create_partitions as cp, create_topics as ct, delete_topics as dt, describe_cluster as dc,
-    fetch, find_coordinator as fc, init_producer_id as ip, list_offsets as lo, metadata as md,
-    produce, RequestBody, RequestFrame, ResponseBody, ResponseFrame, TopicRef,
+    create_partitions as cp, create_topics as ct, delete_records as dr, delete_topics as dt,
+    describe_cluster as dc, fetch, find_coordinator as fc, init_producer_id as ip,
+    list_offsets as lo, metadata as md, produce, RequestBody, RequestFrame, ResponseBody,
+    ResponseFrame, TopicRef,
 };
 
 use crate::group;
@@ -54,6 +55,7 @@ fn handle(s: &mut State, broker: i32, req: &RequestFrame) -> ResponseBody {
         RequestBody::InitProducerId(i) => init_producer_id(s, broker, i).into(),
         RequestBody::Produce(p) => produce(s, broker, p, v).into(),
         RequestBody::ListOffsets(l) => list_offsets(s, broker, l).into(),
+        RequestBody::DeleteRecords(d) => delete_records(s, broker, d).into(),
         RequestBody::FindCoordinator(f) => find_coordinator(s, f, v).into(),
         RequestBody::DescribeCluster(d) => describe_cluster(s, d).into(),
         RequestBody::AddPartitionsToTxn(_)
@@ -695,6 +697,61 @@ fn list_offsets(s: &State, broker: i32, l: &lo::ListOffsetsRequest) -> lo::ListO
         })
         .collect();
     lo::ListOffsetsResponse {
+        topics,
+        ..Default::default()
+    }
+}
+
+/// DeleteRecords: moves each partition's log start up to the offset asked (-1: the high
+/// watermark), dropping the batches wholly before it; OFFSET_OUT_OF_RANGE past the high
+/// watermark, NOT_LEADER_OR_FOLLOWER, UNKNOWN_TOPIC_OR_PARTITION.
+fn delete_records(
+    s: &mut State,
+    broker: i32,
+    d: &dr::DeleteRecordsRequest,
+) -> dr::DeleteRecordsResponse {
+    let topics = d
+        .topics
+        .iter()
+        .map(|t| dr::DeleteRecordsTopicResult {
+            name: t.name.clone(),
+            partitions: t
+                .partitions
+                .iter()
+                .map(|dp| {
+                    let part = s.topics.get_mut(&t.name).and_then(|tp| {
+                        tp.partitions
+                            .get_mut(usize::try_from(dp.partition_index).ok()?)
+                    });
+                    let result = match part {
+                        None => Err(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION),
+                        Some(p) if p.leader != broker => Err(ErrorCode::NOT_LEADER_OR_FOLLOWER),
+                        Some(p) => {
+                            let log = &mut p.log;
+                            let to = if dp.offset == -1 { log.end } else { dp.offset };
+                            if to < 0 || to > log.end {
+                                Err(ErrorCode::OFFSET_OUT_OF_RANGE)
+                            } else {
+                                if to > log.start {
+                                    log.start = to;
+                                    log.batches.retain(|b| b.last >= to);
+                                }
+                                Ok(log.start)
+                            }
+                        }
+                    };
+                    dr::DeleteRecordsPartitionResult {
+                        partition_index: dp.partition_index,
+                        low_watermark: *result.as_ref().unwrap_or(&-1),
+                        error_code: result.err().unwrap_or(ErrorCode::NONE).code(),
+                        ..Default::default()
+                    }
+                })
+                .collect(),
+            ..Default::default()
+        })
+        .collect();
+    dr::DeleteRecordsResponse {
         topics,
         ..Default::default()
     }

@@ -15,7 +15,7 @@ use crate::control::Control;
 use crate::group::Group;
 
 /// The APIs served, each at every version this crate declares.
-pub(crate) const SERVED: [ApiKey; 25] = [
+pub(crate) const SERVED: [ApiKey; 26] = [
     ApiKey::ApiVersions,
     ApiKey::Metadata,
     ApiKey::CreateTopics,
@@ -24,6 +24,7 @@ pub(crate) const SERVED: [ApiKey; 25] = [
     ApiKey::InitProducerId,
     ApiKey::Produce,
     ApiKey::ListOffsets,
+    ApiKey::DeleteRecords,
     ApiKey::Fetch,
     ApiKey::FindCoordinator,
     ApiKey::JoinGroup,

@@ -970,3 +970,66 @@ async fn offset_delete_keeps_the_offsets_of_subscribed_topics() {
     };
     assert_eq!(r.error_code, ErrorCode::GROUP_ID_NOT_FOUND.code());
 }
+
+#[tokio::test]
+async fn delete_records_moves_the_log_start() {
+    use kafka_wire_messages::delete_records as dr;
+    let cluster = Cluster::builder().topic("t", 1, 1).build().await.unwrap();
+    let mut c = Client::connect(addr(&cluster, 0)).await;
+    produce(&mut c, "t", 0, batch(&["a", "b", "c"], None)).await;
+    produce(&mut c, "t", 0, batch(&["d", "e"], None)).await;
+    let mut delete = async |offset: i64| {
+        let ResponseBody::DeleteRecords(r) = c
+            .call(dr::DeleteRecordsRequest {
+                topics: vec![dr::DeleteRecordsTopic {
+                    name: "t".into(),
+                    partitions: vec![dr::DeleteRecordsPartition {
+                        partition_index: 0,
+                        offset,
+                        ..Default::default()
+                    }],
+                    ..Default::default()
+                }],
+                ..Default::default()
+            })
+            .await
+        else {
+            panic!()
+        };
+        let p = &r.topics[0].partitions[0];
+        (ErrorCode::from(p.error_code), p.low_watermark)
+    };
+    assert_eq!(delete(3).await, (ErrorCode::NONE, 3));
+    assert_eq!(delete(1).await, (ErrorCode::NONE, 3));
+    assert_eq!(delete(9).await, (ErrorCode::OFFSET_OUT_OF_RANGE, -1));
+    assert_eq!(cluster.partition("t", 0).unwrap().log_start, 3);
+    assert_eq!(cluster.batches("t", 0).unwrap().len(), 1);
+    let ResponseBody::Fetch(f) = c.call_at(12, fetch_request("t", 0, 0, 0)).await else {
+        panic!()
+    };
+    let p = &f.responses[0].partitions[0];
+    assert_eq!(
+        (p.error_code, p.log_start_offset),
+        (ErrorCode::OFFSET_OUT_OF_RANGE.code(), 3)
+    );
+    let mut c2 = Client::connect(addr(&cluster, 0)).await;
+    let ResponseBody::DeleteRecords(r) = c2
+        .call(dr::DeleteRecordsRequest {
+            topics: vec![dr::DeleteRecordsTopic {
+                name: "t".into(),
+                partitions: vec![dr::DeleteRecordsPartition {
+                    partition_index: 0,
+                    offset: -1,
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }],
+            ..Default::default()
+        })
+        .await
+    else {
+        panic!()
+    };
+    assert_eq!(r.topics[0].partitions[0].low_watermark, 5);
+    assert!(cluster.batches("t", 0).unwrap().is_empty());
+}
