@@ -56,6 +56,20 @@ fn handle(s: &mut State, broker: i32, req: &RequestFrame) -> ResponseBody {
         RequestBody::Produce(p) => produce(s, broker, p, v).into(),
         RequestBody::ListOffsets(l) => list_offsets(s, broker, l).into(),
         RequestBody::DeleteRecords(d) => delete_records(s, broker, d).into(),
+        RequestBody::SaslHandshake(h) => {
+            // PLAIN only; the mechanisms are listed either way, as Kafka does.
+            let error = if h.mechanism == "PLAIN" {
+                ErrorCode::NONE
+            } else {
+                ErrorCode::UNSUPPORTED_SASL_MECHANISM
+            };
+            kafka_wire_messages::SaslHandshakeResponse {
+                error_code: error.code(),
+                mechanisms: vec![Str::from("PLAIN")],
+            }
+            .into()
+        }
+        RequestBody::SaslAuthenticate(a) => sasl_plain(&a.auth_bytes).into(),
         RequestBody::FindCoordinator(f) => find_coordinator(s, f, v).into(),
         RequestBody::DescribeCluster(d) => describe_cluster(s, d).into(),
         RequestBody::AddPartitionsToTxn(_)
@@ -700,6 +714,21 @@ fn list_offsets(s: &State, broker: i32, l: &lo::ListOffsetsRequest) -> lo::ListO
         topics,
         ..Default::default()
     }
+}
+
+/// SASL/PLAIN (RFC 4616): `[authzid] NUL authcid NUL password`. Any user and password are
+/// accepted; a message of another shape is SASL_AUTHENTICATION_FAILED with Kafka's message.
+fn sasl_plain(auth: &[u8]) -> kafka_wire_messages::SaslAuthenticateResponse {
+    let parts: Vec<&[u8]> = auth.split(|b| *b == 0).collect();
+    let ok = parts.len() == 3 && !parts[1].is_empty() && !parts[2].is_empty();
+    let mut out = kafka_wire_messages::SaslAuthenticateResponse::default();
+    if !ok {
+        out.error_code = ErrorCode::SASL_AUTHENTICATION_FAILED.code();
+        out.error_message = Some(Str::from(
+            "Authentication failed: Invalid SASL/PLAIN response: expected 3 tokens",
+        ));
+    }
+    out
 }
 
 /// DeleteRecords: moves each partition's log start up to the offset asked (-1: the high

@@ -15,7 +15,7 @@ use crate::control::Control;
 use crate::group::Group;
 
 /// The APIs served, each at every version this crate declares.
-pub(crate) const SERVED: [ApiKey; 26] = [
+pub(crate) const SERVED: [ApiKey; 28] = [
     ApiKey::ApiVersions,
     ApiKey::Metadata,
     ApiKey::CreateTopics,
@@ -42,6 +42,8 @@ pub(crate) const SERVED: [ApiKey; 26] = [
     ApiKey::TxnOffsetCommit,
     ApiKey::EndTxn,
     ApiKey::DescribeCluster,
+    ApiKey::SaslHandshake,
+    ApiKey::SaslAuthenticate,
 ];
 
 /// Kafka's `offsets.topic.num.partitions` and `transaction.state.log.num.partitions`: a
