@@ -1047,7 +1047,8 @@ pub struct BodySpec {
 /// the header, asks `lookup` for the body's metadata, and decodes header and body with the
 /// same checks and errors as the typed frames of `kafka_wire_messages::apis!` (an unknown key
 /// or a version the API lacks is an error in the header, before it is read) and otherwise
-/// as [`frame::decode_request`].
+/// as [`frame::decode_request`]: the limits of `options` (frame size included), and, if
+/// `options` allows them, bytes left after the body ignored and counted in the result.
 ///
 /// A key `lookup` does not resolve is `UnknownApiKey` (at offset 4, in
 /// `header.request_api_key`), whatever the reason: this codec has no table of APIs of its
@@ -1063,19 +1064,6 @@ pub struct BodySpec {
 ///
 /// [`frame::decode_request`]: crate::frame::decode_request
 pub fn decode_request_frame(
-    frame: &Bytes,
-    lookup: impl FnOnce(i16) -> Option<&'static StructMeta>,
-    trace: Option<&mut Trace>,
-) -> Result<Frame, DecodeError> {
-    decode_request_frame_with_options(frame, lookup, trace, &DecodeOptions::DEFAULT)
-        .map(|d| d.frame)
-}
-
-/// [`decode_request_frame`] with the limits of `options` (frame size included), and, if
-/// `options` allows them, ignoring bytes left after the body; the result says how many were
-/// ignored. Checks and errors are those of
-/// [`frame::decode_request_with_options`](crate::frame::decode_request_with_options).
-pub fn decode_request_frame_with_options(
     frame: &Bytes,
     lookup: impl FnOnce(i16) -> Option<&'static StructMeta>,
     trace: Option<&mut Trace>,
@@ -1095,20 +1083,12 @@ pub fn decode_request_frame_with_options(
 /// Decodes a whole response frame (size prefix included) whose body is `body`, with the same
 /// checks and errors as the typed frames of `kafka_wire_messages::apis!` (a version the API
 /// lacks is an error at offset 4, before the header is read) and otherwise as
-/// [`frame::decode_response`]; `trace` as for
-/// [`decode_request_frame`].
+/// [`frame::decode_response`]; `trace` and `options` as for [`decode_request_frame`]. The
+/// body is decoded at `body.version` only: ApiVersions' fallback to v0
+/// ([`DecodeOptions::api_versions_fallback`]) is the typed frames'.
 ///
 /// [`frame::decode_response`]: crate::frame::decode_response
 pub fn decode_response_frame(
-    frame: &Bytes,
-    body: BodySpec,
-    trace: Option<&mut Trace>,
-) -> Result<Frame, DecodeError> {
-    decode_response_frame_with_options(frame, body, trace, &DecodeOptions::DEFAULT).map(|d| d.frame)
-}
-
-/// [`decode_response_frame`] with `options`, as [`decode_request_frame_with_options`].
-pub fn decode_response_frame_with_options(
     frame: &Bytes,
     body: BodySpec,
     trace: Option<&mut Trace>,
@@ -1150,19 +1130,10 @@ pub struct WalkedFrame {
     pub body_at: usize,
 }
 
-/// Checks a whole request frame exactly as [`decode_request_frame`] does, reporting its
-/// nodes to `sink` (if given) in the same tree shape, but keeps no body value: memory stays
-/// proportional to the nesting depth (see [`walk_from`]).
+/// Checks a whole request frame exactly as [`decode_request_frame`] does (with `options`),
+/// reporting its nodes to `sink` (if given) in the same tree shape, but keeps no body value:
+/// memory stays proportional to the nesting depth (see [`walk_from`]).
 pub fn walk_request_frame(
-    frame: &Bytes,
-    lookup: impl FnOnce(i16) -> Option<&'static StructMeta>,
-    sink: Option<&mut dyn Sink>,
-) -> Result<WalkedFrame, DecodeError> {
-    walk_request_frame_with_options(frame, lookup, sink, &DecodeOptions::DEFAULT).map(|d| d.frame)
-}
-
-/// [`walk_request_frame`] with `options`, as [`decode_request_frame_with_options`].
-pub fn walk_request_frame_with_options(
     frame: &Bytes,
     lookup: impl FnOnce(i16) -> Option<&'static StructMeta>,
     sink: Option<&mut dyn Sink>,
@@ -1181,15 +1152,6 @@ pub fn walk_request_frame_with_options(
 
 /// [`walk_request_frame`] for a response whose body is `body`.
 pub fn walk_response_frame(
-    frame: &Bytes,
-    body: BodySpec,
-    sink: Option<&mut dyn Sink>,
-) -> Result<WalkedFrame, DecodeError> {
-    walk_response_frame_with_options(frame, body, sink, &DecodeOptions::DEFAULT).map(|d| d.frame)
-}
-
-/// [`walk_response_frame`] with `options`, as [`decode_request_frame_with_options`].
-pub fn walk_response_frame_with_options(
     frame: &Bytes,
     body: BodySpec,
     sink: Option<&mut dyn Sink>,

@@ -159,7 +159,10 @@ pub fn peek_response(frame: &Bytes) -> Result<i32, DecodeError> {
 /// [`allow_trailing_bytes`](Self::allow_trailing_bytes), and learns how many bytes were
 /// ignored from [`DecodedFrame::trailing_bytes`].
 ///
-/// The frame types of `kafka_wire_messages::apis!` take it in their `decode_with_options`.
+/// Every frame decoder takes one (`decode_request`, `decode_response`, the `decode` of the
+/// frame types of `kafka_wire_messages::apis!`, the metadata-driven frames, [`read_frame`]);
+/// `&DecodeOptions::DEFAULT`, [`from_max_frame_size`](Self::from_max_frame_size) and
+/// [`from_limits`](Self::from_limits) are the short ways to write one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct DecodeOptions {
@@ -169,18 +172,45 @@ pub struct DecodeOptions {
     /// of failing with `TrailingBytes`. Bytes beyond the frame's size prefix are still an
     /// error: they belong to no frame.
     pub allow_trailing_bytes: bool,
+    /// Decode an ApiVersions response that does not decode at the requested version again at
+    /// v0, as Kafka's clients do (`ApiVersionsResponse.parse`): a broker asked at a version it
+    /// does not support answers with a v0 body (error UNSUPPORTED_VERSION and the versions it
+    /// supports). The frame then says version 0, and encodes back to the same bytes; if
+    /// neither decodes, the error is the one at the requested version. On by default; the
+    /// typed response frames apply it, the metadata-driven codec does not (it decodes at the
+    /// version it is given).
+    pub api_versions_fallback: bool,
 }
 
 impl DecodeOptions {
-    /// Strict decoding with Kafka's default limits.
+    /// Strict decoding with Kafka's default limits (and the ApiVersions fallback).
     pub const DEFAULT: DecodeOptions = DecodeOptions {
         limits: crate::DecodeLimits::DEFAULT,
         allow_trailing_bytes: false,
+        api_versions_fallback: true,
     };
 
     /// Strict decoding with Kafka's default limits ([`DecodeOptions::DEFAULT`]).
     pub const fn new() -> Self {
         Self::DEFAULT
+    }
+
+    /// Strict decoding with Kafka's default limits, but frames of up to `max` bytes (size
+    /// prefix excluded).
+    pub const fn from_max_frame_size(max: usize) -> Self {
+        Self::from_limits(crate::DecodeLimits::DEFAULT.max_frame_size(max))
+    }
+
+    /// Strict decoding enforcing `limits` (also `DecodeOptions::from(limits)`).
+    pub const fn from_limits(limits: crate::DecodeLimits) -> Self {
+        Self::DEFAULT.with_limits(limits)
+    }
+
+    /// These options, with the ApiVersions fallback on or off (see
+    /// [`api_versions_fallback`](Self::api_versions_fallback)).
+    pub const fn with_api_versions_fallback(mut self, on: bool) -> Self {
+        self.api_versions_fallback = on;
+        self
     }
 
     /// These options, enforcing `limits`.
@@ -241,7 +271,7 @@ impl Default for DecodeOptions {
 impl From<crate::DecodeLimits> for DecodeOptions {
     /// Strict decoding with `limits`.
     fn from(limits: crate::DecodeLimits) -> Self {
-        Self::DEFAULT.with_limits(limits)
+        Self::from_limits(limits)
     }
 }
 
@@ -313,26 +343,10 @@ pub(crate) fn check_version(
     })
 }
 
-/// Decodes a whole request frame (prefix included) of a known API.
+/// Decodes a whole request frame (prefix included) of one known API, with the limits of
+/// `options` (frame size included) and, if `options` allows them, ignoring bytes left after
+/// the body; the result says how many were ignored.
 pub fn decode_request<M: ApiMessage>(
-    frame: &Bytes,
-    max_size: usize,
-) -> Result<(RequestHeader, M), DecodeError> {
-    decode_request_with_limits(frame, &crate::DecodeLimits::new().max_frame_size(max_size))
-}
-
-/// [`decode_request`] enforcing `limits` (its frame size limit included): a value above a
-/// limit is `LimitExceeded`, with its offset and field path.
-pub fn decode_request_with_limits<M: ApiMessage>(
-    frame: &Bytes,
-    limits: &crate::DecodeLimits,
-) -> Result<(RequestHeader, M), DecodeError> {
-    decode_request_with_options(frame, &DecodeOptions::from(*limits)).map(|d| d.frame)
-}
-
-/// [`decode_request`] with the limits of `options` (frame size included), and, if `options`
-/// allows them, ignoring bytes left after the body; the result says how many were ignored.
-pub fn decode_request_with_options<M: ApiMessage>(
     frame: &Bytes,
     options: &DecodeOptions,
 ) -> Result<DecodedFrame<(RequestHeader, M)>, DecodeError> {
@@ -349,32 +363,9 @@ pub fn decode_request_with_options<M: ApiMessage>(
     Ok(DecodedFrame::new((header, body), trailing))
 }
 
-/// Decodes a whole response frame (prefix included) of a known API, answering a request at
-/// `version`.
+/// Decodes a whole response frame (prefix included) of one known API, answering a request
+/// at `version`, with `options` as [`decode_request`].
 pub fn decode_response<M: ApiMessage>(
-    frame: &Bytes,
-    version: Version,
-    max_size: usize,
-) -> Result<(ResponseHeader, M), DecodeError> {
-    decode_response_with_limits(
-        frame,
-        version,
-        &crate::DecodeLimits::new().max_frame_size(max_size),
-    )
-}
-
-/// [`decode_response`] enforcing `limits` (its frame size limit included).
-pub fn decode_response_with_limits<M: ApiMessage>(
-    frame: &Bytes,
-    version: Version,
-    limits: &crate::DecodeLimits,
-) -> Result<(ResponseHeader, M), DecodeError> {
-    decode_response_with_options(frame, version, &DecodeOptions::from(*limits)).map(|d| d.frame)
-}
-
-/// [`decode_response`] with the limits of `options` (frame size included), and, if `options`
-/// allows them, ignoring bytes left after the body; the result says how many were ignored.
-pub fn decode_response_with_options<M: ApiMessage>(
     frame: &Bytes,
     version: Version,
     options: &DecodeOptions,
@@ -565,15 +556,16 @@ pub fn read_ahead(received: usize, left: usize) -> usize {
 
 /// Reads one whole frame (prefix included) from a blocking reader.
 ///
-/// The size prefix is checked against `max_size` before anything else is read. The body is
+/// The size prefix is checked against the frame size limit of `options` before anything
+/// else is read. The body is
 /// read in chunks that grow with the bytes received (see [`read_ahead`]), so a peer that
 /// announces a large frame and sends nothing more holds a few KiB, not the announced size;
 /// the chunks are joined once the whole frame is there. End of input before the first byte
 /// is `ErrorKind::UnexpectedEof`, and so is end of input inside the frame.
-pub fn read_frame<R: io::Read + ?Sized>(r: &mut R, max_size: usize) -> io::Result<Bytes> {
+pub fn read_frame<R: io::Read + ?Sized>(r: &mut R, options: &DecodeOptions) -> io::Result<Bytes> {
     let mut prefix = [0u8; 4];
     r.read_exact(&mut prefix)?;
-    let total = frame_len(&prefix, max_size)
+    let total = frame_len(&prefix, options.limits.frame_size())
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?
         .unwrap_or(4);
     // The first chunk holds the prefix too, so that a small frame is one allocation.
@@ -594,14 +586,6 @@ pub fn read_frame<R: io::Read + ?Sized>(r: &mut R, max_size: usize) -> io::Resul
         chunks.push(chunk);
     }
     Ok(Bytes::from(chunks.concat()))
-}
-
-/// [`read_frame`] with the frame size limit of `limits`.
-pub fn read_frame_with_limits<R: io::Read + ?Sized>(
-    r: &mut R,
-    limits: &crate::DecodeLimits,
-) -> io::Result<Bytes> {
-    read_frame(r, limits.frame_size())
 }
 
 /// Writes a request frame to a blocking writer, with `write_vectored`: long `bytes` and
