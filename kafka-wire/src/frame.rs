@@ -177,8 +177,8 @@ pub struct DecodeOptions {
     /// does not support answers with a v0 body (error UNSUPPORTED_VERSION and the versions it
     /// supports). The frame then says version 0, and encodes back to the same bytes; if
     /// neither decodes, the error is the one at the requested version. On by default; the
-    /// typed response frames apply it, the metadata-driven codec does not (it decodes at the
-    /// version it is given).
+    /// response frames of `kafka_wire_messages::apis!` (and `AnyResponse`) apply it;
+    /// [`decode_response`] and the metadata-driven codec decode at the version given.
     pub api_versions_fallback: bool,
 }
 
@@ -343,40 +343,331 @@ pub(crate) fn check_version(
     })
 }
 
+/// A set of Kafka APIs that whole frames are decoded against: what the one frame decode path
+/// ([`decode_request_in`], [`decode_response_in`]: size prefix, header, body, then
+/// [`DecodeOptions::finish`]) asks of whoever knows the APIs. The frames of
+/// `kafka_wire_messages::apis!` (the shipped set and a user's own, whose `Apis` type
+/// implements it), [`decode_request`]/[`decode_response`] (a set of one message type) and
+/// the metadata-driven codec's frames (`dynamic`, feature `json`) are its implementations;
+/// `AnyRequest`/`AnyResponse` are the shipped set with what is not in it kept as bytes.
+///
+/// The path is generic over the set, so it is compiled once per set, not per API; the set
+/// dispatches on the API inside its own methods. Errors are returned as the methods report
+/// them; the path adds the frame part (`header`, `body`) to the header's and body's.
+pub trait ApiSet {
+    /// One API of the set, as the set names it (`ApiKey` for `apis!`).
+    type Api: Copy;
+    /// A decoded request header.
+    type RequestHeader;
+    /// A decoded response header.
+    type ResponseHeader;
+    /// A decoded request body of any API of the set.
+    type Request;
+    /// A decoded response body of any API of the set.
+    type Response;
+    /// A whole decoded request frame, built from its parts by
+    /// [`request_frame`](Self::request_frame).
+    type RequestFrame;
+    /// A whole decoded response frame, built by [`response_frame`](Self::response_frame).
+    type ResponseFrame;
+
+    /// The API of a request frame whose header names `api_key` at `version`, or the error
+    /// that refuses it before its header is read (`UnknownApiKey` at the key, offset 4,
+    /// `UnsupportedVersion` at the version, offset 6, both in the `header` part). A frame
+    /// refused here is "not in the set": `AnyRequest` keeps it as bytes.
+    fn request_api(&mut self, api_key: i16, version: Version) -> Result<Self::Api, DecodeError>;
+    /// The API of a response answering a request of `api_key` at `version`, or the error that
+    /// refuses it before its header is read (at offset 4).
+    fn response_api(&mut self, api_key: i16, version: Version) -> Result<Self::Api, DecodeError>;
+    /// The request header version of `api` at `version`.
+    fn request_header_version(&self, api: Self::Api, version: Version) -> Version;
+    /// The response header version of `api` at `version`.
+    fn response_header_version(&self, api: Self::Api, version: Version) -> Version;
+    /// Decodes a request header at `header_version`.
+    fn decode_request_header(
+        &mut self,
+        header_version: Version,
+        r: &mut Reader<'_>,
+    ) -> Result<Self::RequestHeader, DecodeError>;
+    /// Decodes a response header at `header_version`.
+    fn decode_response_header(
+        &mut self,
+        header_version: Version,
+        r: &mut Reader<'_>,
+    ) -> Result<Self::ResponseHeader, DecodeError>;
+    /// Decodes the request body of `api` at `version`.
+    fn decode_request(
+        &mut self,
+        api: Self::Api,
+        version: Version,
+        r: &mut Reader<'_>,
+    ) -> Result<Self::Request, DecodeError>;
+    /// Decodes the response body of `api` at `version`.
+    fn decode_response(
+        &mut self,
+        api: Self::Api,
+        version: Version,
+        r: &mut Reader<'_>,
+    ) -> Result<Self::Response, DecodeError>;
+    /// Encodes a request body at `version` (no header, no size prefix).
+    fn encode_request(
+        &self,
+        body: &Self::Request,
+        version: Version,
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError>;
+    /// Encodes a response body at `version` (no header, no size prefix).
+    fn encode_response(
+        &self,
+        body: &Self::Response,
+        version: Version,
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError>;
+    /// A request frame from its decoded parts.
+    fn request_frame(
+        &mut self,
+        api: Self::Api,
+        version: Version,
+        header: Self::RequestHeader,
+        body: Self::Request,
+    ) -> Self::RequestFrame;
+    /// A response frame from its decoded parts.
+    fn response_frame(
+        &mut self,
+        api: Self::Api,
+        version: Version,
+        header: Self::ResponseHeader,
+        body: Self::Response,
+    ) -> Self::ResponseFrame;
+    /// Told once the size prefix has been read and checked against the frame size limit,
+    /// before the frame's length is checked against it (the metadata-driven codec's trace
+    /// closes its `size` node here). Nothing by default.
+    fn prefix_read(&mut self) {}
+}
+
+/// What [`decode_request_in`] and [`decode_response_in`] give for a frame whose size prefix
+/// and length are right: the frame decoded, or, when its API or version is not in the set,
+/// the error that says so (the caller fails with it, or keeps the frame as bytes).
+#[derive(Debug, Clone, PartialEq)]
+pub enum InSet<F> {
+    /// The frame, and how many bytes after its body were ignored.
+    Decoded(DecodedFrame<F>),
+    /// The frame's API or version is not in the set (see [`ApiSet::request_api`]).
+    NotInSet(DecodeError),
+}
+
+impl<F> InSet<F> {
+    /// The decoded frame, or the error for a frame not in the set.
+    pub fn into_result(self) -> Result<DecodedFrame<F>, DecodeError> {
+        match self {
+            InSet::Decoded(d) => Ok(d),
+            InSet::NotInSet(e) => Err(e),
+        }
+    }
+}
+
+/// Decodes a whole request frame (prefix included) against `set`, the one path every request
+/// frame decoder takes: the size prefix against the frame size limit of `options`, the
+/// frame's length against the prefix, the API key and version (the set picks the API or
+/// refuses it), the header at the version the API calls for, the body, then the bytes left
+/// (refused, or counted if `options` allows them).
+#[inline]
+pub fn decode_request_in<S: ApiSet>(
+    set: &mut S,
+    frame: &Bytes,
+    options: &DecodeOptions,
+) -> Result<InSet<S::RequestFrame>, DecodeError> {
+    let total = options.declared_len(frame)?;
+    set.prefix_read();
+    let mut r = options.open_declared(frame, total)?;
+    let (key, version) = peek_request(frame)?;
+    let api = match set.request_api(key, version) {
+        Ok(api) => api,
+        Err(e) => return Ok(InSet::NotInSet(e)),
+    };
+    let hv = set.request_header_version(api, version);
+    let header = set
+        .decode_request_header(hv, &mut r)
+        .map_err(|e| e.in_part("header"))?;
+    let body = set
+        .decode_request(api, version, &mut r)
+        .map_err(|e| e.in_part("body"))?;
+    let trailing = options.finish(&r)?;
+    let frame = set.request_frame(api, version, header, body);
+    Ok(InSet::Decoded(DecodedFrame::new(frame, trailing)))
+}
+
+/// Decodes a whole response frame (prefix included) answering a request of `api_key` at
+/// `version` against `set`, in the steps of [`decode_request_in`]. With
+/// [`DecodeOptions::api_versions_fallback`], an ApiVersions response that does not decode at
+/// `version` is decoded again at v0 (the error, if that fails too, is the first one).
+#[inline]
+pub fn decode_response_in<S: ApiSet>(
+    set: &mut S,
+    frame: &Bytes,
+    api_key: i16,
+    version: Version,
+    options: &DecodeOptions,
+) -> Result<InSet<S::ResponseFrame>, DecodeError> {
+    match response_at(set, frame, api_key, version, options) {
+        Err(e)
+            if options.api_versions_fallback
+                && api_key == crate::API_VERSIONS_KEY
+                && version > 0 =>
+        {
+            match response_at(set, frame, api_key, 0, options) {
+                Ok(InSet::Decoded(d)) => Ok(InSet::Decoded(d)),
+                _ => Err(e),
+            }
+        }
+        other => other,
+    }
+}
+
+/// [`decode_response_in`] at `version` alone.
+#[inline]
+fn response_at<S: ApiSet>(
+    set: &mut S,
+    frame: &Bytes,
+    api_key: i16,
+    version: Version,
+    options: &DecodeOptions,
+) -> Result<InSet<S::ResponseFrame>, DecodeError> {
+    let total = options.declared_len(frame)?;
+    set.prefix_read();
+    let mut r = options.open_declared(frame, total)?;
+    let api = match set.response_api(api_key, version) {
+        Ok(api) => api,
+        Err(e) => return Ok(InSet::NotInSet(e)),
+    };
+    let hv = set.response_header_version(api, version);
+    let header = set
+        .decode_response_header(hv, &mut r)
+        .map_err(|e| e.in_part("header"))?;
+    let body = set
+        .decode_response(api, version, &mut r)
+        .map_err(|e| e.in_part("body"))?;
+    let trailing = options.finish(&r)?;
+    let frame = set.response_frame(api, version, header, body);
+    Ok(InSet::Decoded(DecodedFrame::new(frame, trailing)))
+}
+
+/// The set of one message type `M` (its request or response), which [`decode_request`] and
+/// [`decode_response`] decode against.
+struct One<M>(std::marker::PhantomData<M>);
+
+impl<M: ApiMessage> ApiSet for One<M> {
+    type Api = ();
+    type RequestHeader = RequestHeader;
+    type ResponseHeader = ResponseHeader;
+    type Request = M;
+    type Response = M;
+    type RequestFrame = (RequestHeader, M);
+    type ResponseFrame = (ResponseHeader, M);
+
+    fn request_api(&mut self, api_key: i16, version: Version) -> Result<(), DecodeError> {
+        if api_key != M::API_KEY {
+            return Err(unknown_api_key(api_key));
+        }
+        check_version(ApiKind::Request, M::META, version)
+    }
+    fn response_api(&mut self, _api_key: i16, version: Version) -> Result<(), DecodeError> {
+        check_version(ApiKind::Response, M::META, version)
+    }
+    fn request_header_version(&self, (): (), version: Version) -> Version {
+        M::header_version(version)
+    }
+    fn response_header_version(&self, (): (), version: Version) -> Version {
+        M::header_version(version)
+    }
+    fn decode_request_header(
+        &mut self,
+        header_version: Version,
+        r: &mut Reader<'_>,
+    ) -> Result<RequestHeader, DecodeError> {
+        RequestHeader::decode(r, header_version)
+    }
+    fn decode_response_header(
+        &mut self,
+        header_version: Version,
+        r: &mut Reader<'_>,
+    ) -> Result<ResponseHeader, DecodeError> {
+        ResponseHeader::decode(r, header_version)
+    }
+    fn decode_request(
+        &mut self,
+        (): (),
+        version: Version,
+        r: &mut Reader<'_>,
+    ) -> Result<M, DecodeError> {
+        M::decode(r, version)
+    }
+    fn decode_response(
+        &mut self,
+        (): (),
+        version: Version,
+        r: &mut Reader<'_>,
+    ) -> Result<M, DecodeError> {
+        M::decode(r, version)
+    }
+    fn encode_request(
+        &self,
+        body: &M,
+        version: Version,
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
+        body.encode(out, version)
+    }
+    fn encode_response(
+        &self,
+        body: &M,
+        version: Version,
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
+        body.encode(out, version)
+    }
+    fn request_frame(
+        &mut self,
+        (): (),
+        _: Version,
+        header: RequestHeader,
+        body: M,
+    ) -> (RequestHeader, M) {
+        (header, body)
+    }
+    fn response_frame(
+        &mut self,
+        (): (),
+        _: Version,
+        header: ResponseHeader,
+        body: M,
+    ) -> (ResponseHeader, M) {
+        (header, body)
+    }
+}
+
 /// Decodes a whole request frame (prefix included) of one known API, with the limits of
 /// `options` (frame size included) and, if `options` allows them, ignoring bytes left after
-/// the body; the result says how many were ignored.
+/// the body; the result says how many were ignored. A frame of another API is
+/// `UnknownApiKey`.
 pub fn decode_request<M: ApiMessage>(
     frame: &Bytes,
     options: &DecodeOptions,
 ) -> Result<DecodedFrame<(RequestHeader, M)>, DecodeError> {
-    let mut r = options.open(frame)?;
-    let (key, version) = peek_request(frame)?;
-    if key != M::API_KEY {
-        return Err(unknown_api_key(key));
-    }
-    check_version(ApiKind::Request, M::META, version)?;
-    let header = RequestHeader::decode(&mut r, M::header_version(version))
-        .map_err(|e| e.in_part("header"))?;
-    let body = M::decode(&mut r, version).map_err(|e| e.in_part("body"))?;
-    let trailing = options.finish(&r)?;
-    Ok(DecodedFrame::new((header, body), trailing))
+    decode_request_in(&mut One::<M>(std::marker::PhantomData), frame, options)?.into_result()
 }
 
 /// Decodes a whole response frame (prefix included) of one known API, answering a request
-/// at `version`, with `options` as [`decode_request`].
+/// at `version`, with `options` as [`decode_request`]; at `version` only (ApiVersions'
+/// fallback to v0 is the `apis!` frames', whose result says the version).
 pub fn decode_response<M: ApiMessage>(
     frame: &Bytes,
     version: Version,
     options: &DecodeOptions,
 ) -> Result<DecodedFrame<(ResponseHeader, M)>, DecodeError> {
-    let mut r = options.open(frame)?;
-    check_version(ApiKind::Response, M::META, version)?;
-    let header = ResponseHeader::decode(&mut r, M::header_version(version))
-        .map_err(|e| e.in_part("header"))?;
-    let body = M::decode(&mut r, version).map_err(|e| e.in_part("body"))?;
-    let trailing = options.finish(&r)?;
-    Ok(DecodedFrame::new((header, body), trailing))
+    let options = options.with_api_versions_fallback(false);
+    let mut one = One::<M>(std::marker::PhantomData);
+    decode_response_in(&mut one, frame, M::API_KEY, version, &options)?.into_result()
 }
 
 /// Encodes one whole frame into `buf`, all or nothing: a size prefix, then what `contents`

@@ -87,8 +87,9 @@ macro_rules! __body_impl {
 }
 
 /// Declares the run-time dispatch over a list of APIs: an `ApiKey` enum, `RequestBody` and
-/// `ResponseBody` enums, and `RequestFrame` / `ResponseFrame` (whole frames, decoded by API key
-/// and version), in the module where it is called.
+/// `ResponseBody` enums, `RequestFrame` / `ResponseFrame` (whole frames, decoded by API key
+/// and version), and `Apis`, the list as a [`kafka_wire::frame::ApiSet`] (what the runtime's
+/// one frame decode path decodes those frames against), in the module where it is called.
 ///
 /// This crate's own [`ApiKey`](crate::ApiKey), [`RequestBody`](crate::RequestBody),
 /// [`ResponseBody`](crate::ResponseBody), [`RequestFrame`](crate::RequestFrame) and
@@ -598,6 +599,138 @@ macro_rules! __apis_impl {
             }
         }
 
+        /// The APIs of this list as one [`ApiSet`](kafka_wire::frame::ApiSet): what the
+        /// runtime's one frame decode path (`frame::decode_request_in`,
+        /// `decode_response_in`) decodes [`RequestFrame`]s and [`ResponseFrame`]s against.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+        pub struct Apis;
+
+        impl $crate::__private::frame::ApiSet for Apis {
+            type Api = ApiKey;
+            type RequestHeader = $crate::__private::RequestHeader;
+            type ResponseHeader = $crate::__private::ResponseHeader;
+            type Request = RequestBody;
+            type Response = ResponseBody;
+            type RequestFrame = RequestFrame;
+            type ResponseFrame = ResponseFrame;
+
+            /// The API, if declared and compiled in at `version`: else `UnknownApiKey` or
+            /// `ApiNotCompiled` at the key (offset 4), `UnsupportedVersion` at the version (6).
+            fn request_api(&mut self, key: i16, version: $crate::__private::Version) -> Result<ApiKey, $crate::__private::DecodeError> {
+                let api = ApiKey::from_i16(key).ok_or_else(|| {
+                    $crate::__private::DecodeError::new($crate::__private::DecodeErrorKind::UnknownApiKey(key), 4)
+                        .in_field("request_api_key")
+                        .in_part("header")
+                })?;
+                if !api.is_compiled() {
+                    return Err($crate::__private::not_compiled(api.name(), api.__facts().features, 4)
+                        .in_field("request_api_key")
+                        .in_part("header"));
+                }
+                if !api.request_versions().contains(version) {
+                    return Err($crate::__private::unsupported(api.name(), version, 6)
+                        .in_field("request_api_version")
+                        .in_part("header"));
+                }
+                Ok(api)
+            }
+
+            /// The API, if declared and compiled in with `version` among its response
+            /// versions: else an error at offset 4.
+            fn response_api(&mut self, key: i16, version: $crate::__private::Version) -> Result<ApiKey, $crate::__private::DecodeError> {
+                let api = ApiKey::from_i16(key).ok_or_else(|| {
+                    $crate::__private::DecodeError::new($crate::__private::DecodeErrorKind::UnknownApiKey(key), 4)
+                })?;
+                if !api.is_compiled() {
+                    return Err($crate::__private::not_compiled(api.name(), api.__facts().features, 4));
+                }
+                if !api.response_versions().contains(version) {
+                    return Err($crate::__private::unsupported(api.name(), version, 4));
+                }
+                Ok(api)
+            }
+
+            fn request_header_version(&self, api: ApiKey, version: $crate::__private::Version) -> $crate::__private::Version {
+                api.request_header_version(version)
+            }
+
+            fn response_header_version(&self, api: ApiKey, version: $crate::__private::Version) -> $crate::__private::Version {
+                api.response_header_version(version)
+            }
+
+            fn decode_request_header(
+                &mut self,
+                header_version: $crate::__private::Version,
+                r: &mut $crate::__private::Reader<'_>,
+            ) -> Result<$crate::__private::RequestHeader, $crate::__private::DecodeError> {
+                <$crate::__private::RequestHeader as $crate::__private::KafkaMessage>::decode(r, header_version)
+            }
+
+            fn decode_response_header(
+                &mut self,
+                header_version: $crate::__private::Version,
+                r: &mut $crate::__private::Reader<'_>,
+            ) -> Result<$crate::__private::ResponseHeader, $crate::__private::DecodeError> {
+                <$crate::__private::ResponseHeader as $crate::__private::KafkaMessage>::decode(r, header_version)
+            }
+
+            fn decode_request(
+                &mut self,
+                api: ApiKey,
+                version: $crate::__private::Version,
+                r: &mut $crate::__private::Reader<'_>,
+            ) -> Result<RequestBody, $crate::__private::DecodeError> {
+                RequestBody::decode(api, version, r)
+            }
+
+            fn decode_response(
+                &mut self,
+                api: ApiKey,
+                version: $crate::__private::Version,
+                r: &mut $crate::__private::Reader<'_>,
+            ) -> Result<ResponseBody, $crate::__private::DecodeError> {
+                ResponseBody::decode(api, version, r)
+            }
+
+            fn encode_request(
+                &self,
+                body: &RequestBody,
+                version: $crate::__private::Version,
+                out: &mut Vec<u8>,
+            ) -> Result<(), $crate::__private::EncodeError> {
+                body.encode(out, version)
+            }
+
+            fn encode_response(
+                &self,
+                body: &ResponseBody,
+                version: $crate::__private::Version,
+                out: &mut Vec<u8>,
+            ) -> Result<(), $crate::__private::EncodeError> {
+                body.encode(out, version)
+            }
+
+            fn request_frame(
+                &mut self,
+                _: ApiKey,
+                _: $crate::__private::Version,
+                header: $crate::__private::RequestHeader,
+                body: RequestBody,
+            ) -> RequestFrame {
+                RequestFrame { header, body }
+            }
+
+            fn response_frame(
+                &mut self,
+                api_key: ApiKey,
+                version: $crate::__private::Version,
+                header: $crate::__private::ResponseHeader,
+                body: ResponseBody,
+            ) -> ResponseFrame {
+                ResponseFrame { header, api_key, version, body }
+            }
+        }
+
         /// A whole request: header and body. The API and version are the header's.
         #[derive(Debug, Clone, PartialEq)]
         pub struct RequestFrame {
@@ -664,32 +797,7 @@ macro_rules! __apis_impl {
                 frame: &$crate::__private::Bytes,
                 options: &$crate::__private::DecodeOptions,
             ) -> Result<$crate::__private::DecodedFrame<Self>, $crate::__private::DecodeError> {
-                let mut r = options.open(frame)?;
-                let (key, version) = $crate::__private::frame::peek_request(frame)?;
-                let api = ApiKey::from_i16(key).ok_or_else(|| {
-                    $crate::__private::DecodeError::new($crate::__private::DecodeErrorKind::UnknownApiKey(key), 4)
-                        .in_field("request_api_key")
-                        .in_part("header")
-                })?;
-                if !api.is_compiled() {
-                    return Err($crate::__private::not_compiled(api.name(), api.__facts().features, 4)
-                        .in_field("request_api_key")
-                        .in_part("header"));
-                }
-                if !api.request_versions().contains(version) {
-                    return Err($crate::__private::unsupported(api.name(), version, 6)
-                        .in_field("request_api_version")
-                        .in_part("header"));
-                }
-                let header = <$crate::__private::RequestHeader as $crate::__private::KafkaMessage>::decode(&mut r, api.request_header_version(version))
-                    .map_err(|e| e.in_part("header"))?;
-                match RequestBody::decode(api, version, &mut r) {
-                    Ok(body) => match options.finish(&r) {
-                        Ok(t) => Ok($crate::__private::DecodedFrame::new(RequestFrame { header, body }, t)),
-                        Err(e) => Err(e),
-                    },
-                    Err(e) => Err(e.in_part("body")),
-                }
+                $crate::__private::frame::decode_request_in(&mut Apis, frame, options)?.into_result()
             }
 
             /// Decodes only the request header of a frame, whatever its body: what a broker needs to
@@ -822,48 +930,8 @@ macro_rules! __apis_impl {
                 version: $crate::__private::Version,
                 options: &$crate::__private::DecodeOptions,
             ) -> Result<$crate::__private::DecodedFrame<Self>, $crate::__private::DecodeError> {
-                match Self::decode_at(frame, api_key, version, options) {
-                    Err(e) if options.api_versions_fallback
-                        && api_key.key() == $crate::__private::kafka_wire::API_VERSIONS_KEY
-                        && version > 0 =>
-                    {
-                        Self::decode_at(frame, api_key, 0, options).map_err(|_| e)
-                    }
-                    other => other,
-                }
-            }
-
-            /// [`decode`](Self::decode) at `version` alone, without the fallback.
-            fn decode_at(
-                frame: &$crate::__private::Bytes,
-                api_key: ApiKey,
-                version: $crate::__private::Version,
-                options: &$crate::__private::DecodeOptions,
-            ) -> Result<$crate::__private::DecodedFrame<Self>, $crate::__private::DecodeError> {
-                let mut r = options.open(frame)?;
-                if !api_key.is_compiled() {
-                    return Err($crate::__private::not_compiled(api_key.name(), api_key.__facts().features, r.position()));
-                }
-                if !api_key.response_versions().contains(version) {
-                    return Err($crate::__private::unsupported(api_key.name(), version, r.position()));
-                }
-                let header = <$crate::__private::ResponseHeader as $crate::__private::KafkaMessage>::decode(&mut r, api_key.response_header_version(version))
-                    .map_err(|e| e.in_part("header"))?;
-                match ResponseBody::decode(api_key, version, &mut r) {
-                    Ok(body) => match options.finish(&r) {
-                        Ok(t) => Ok($crate::__private::DecodedFrame::new(
-                            ResponseFrame {
-                                header,
-                                api_key,
-                                version,
-                                body,
-                            },
-                            t,
-                        )),
-                        Err(e) => Err(e),
-                    },
-                    Err(e) => Err(e.in_part("body")),
-                }
+                $crate::__private::frame::decode_response_in(&mut Apis, frame, api_key.key(), version, options)?
+                    .into_result()
             }
 
             /// The size of the whole frame, size prefix included.

@@ -57,7 +57,9 @@ mod passthrough;
 mod topic;
 mod version_prefixed;
 
-pub use dispatch::{ApiKey, Listener, RequestBody, RequestFrame, ResponseBody, ResponseFrame};
+pub use dispatch::{
+    ApiKey, Apis, Listener, RequestBody, RequestFrame, ResponseBody, ResponseFrame,
+};
 pub use generated::*;
 pub use passthrough::{AnyRequest, AnyResponse, Opaque};
 pub use topic::TopicRef;

@@ -16,11 +16,11 @@
 //! ```
 
 use bytes::Bytes;
-use kafka_wire::frame::{self, DecodeOptions, DecodedFrame, RequestPeek};
+use kafka_wire::frame::{self, DecodeOptions, DecodedFrame, InSet, RequestPeek};
 use kafka_wire::{DecodeError, ResponseHeader, Version};
 
 use crate::known;
-use crate::{ApiKey, RequestFrame, ResponseFrame};
+use crate::{Apis, RequestFrame, ResponseFrame};
 
 /// A frame of an API or version this crate does not declare, with what can be read of it
 /// without a schema.
@@ -43,18 +43,6 @@ impl Opaque {
     }
 }
 
-/// Whether this crate declares `api_key` at `version` (request side when `request`) and its
-/// types are compiled in (an API whose features are off passes through as bytes).
-fn declared(api_key: i16, version: Version, request: bool) -> Option<ApiKey> {
-    let api = ApiKey::from_i16(api_key).filter(|a| a.is_compiled())?;
-    let versions = if request {
-        api.request_versions()
-    } else {
-        api.response_versions()
-    };
-    versions.contains(version).then_some(api)
-}
-
 /// A request frame of any API: decoded, or opaque when this crate does not declare its API
 /// key or version, or does not compile the API in (see [`features`](crate::features)).
 #[derive(Debug, Clone, PartialEq)]
@@ -75,28 +63,24 @@ impl AnyRequest {
         frame: &Bytes,
         options: &DecodeOptions,
     ) -> Result<DecodedFrame<Self>, DecodeError> {
-        let max_size = options.limits.frame_size();
-        let total = frame::declared_len(frame, max_size)?;
-        let peek = frame::peek_request_header(frame)?;
-        if declared(peek.api_key, peek.api_version, true).is_some() {
-            let d = RequestFrame::decode(frame, options)?;
-            let trailing = d.trailing_bytes;
-            return Ok(DecodedFrame::new(
-                AnyRequest::Decoded(Box::new(d.frame)),
-                trailing,
-            ));
+        match frame::decode_request_in(&mut Apis, frame, options)? {
+            InSet::Decoded(d) => {
+                let trailing = d.trailing_bytes;
+                let decoded = AnyRequest::Decoded(Box::new(d.frame));
+                Ok(DecodedFrame::new(decoded, trailing))
+            }
+            InSet::NotInSet(_) => {
+                // Size prefix and length are checked: only the fixed header fields are read.
+                let peek = frame::peek_request_header(frame)?;
+                let opaque = AnyRequest::Opaque(Opaque {
+                    api_key: peek.api_key,
+                    api_version: peek.api_version,
+                    correlation_id: peek.correlation_id,
+                    frame: frame.clone(),
+                });
+                Ok(DecodedFrame::new(opaque, 0))
+            }
         }
-        if total != frame.len() {
-            // The same length errors a declared frame would get.
-            frame::open_frame(frame, max_size)?;
-        }
-        let opaque = AnyRequest::Opaque(Opaque {
-            api_key: peek.api_key,
-            api_version: peek.api_version,
-            correlation_id: peek.correlation_id,
-            frame: frame.clone(),
-        });
-        Ok(DecodedFrame::new(opaque, 0))
     }
 
     /// The API key, version and correlation id.
@@ -152,27 +136,22 @@ impl AnyResponse {
         version: Version,
         options: &DecodeOptions,
     ) -> Result<DecodedFrame<Self>, DecodeError> {
-        let max_size = options.limits.frame_size();
-        let total = frame::declared_len(frame, max_size)?;
-        let correlation_id = frame::peek_response(frame)?;
-        if let Some(api) = declared(api_key, version, false) {
-            let d = ResponseFrame::decode(frame, api, version, options)?;
-            let trailing = d.trailing_bytes;
-            return Ok(DecodedFrame::new(
-                AnyResponse::Decoded(Box::new(d.frame)),
-                trailing,
-            ));
+        match frame::decode_response_in(&mut Apis, frame, api_key, version, options)? {
+            InSet::Decoded(d) => {
+                let trailing = d.trailing_bytes;
+                let decoded = AnyResponse::Decoded(Box::new(d.frame));
+                Ok(DecodedFrame::new(decoded, trailing))
+            }
+            InSet::NotInSet(_) => {
+                let opaque = AnyResponse::Opaque(Opaque {
+                    api_key,
+                    api_version: version,
+                    correlation_id: frame::peek_response(frame)?,
+                    frame: frame.clone(),
+                });
+                Ok(DecodedFrame::new(opaque, 0))
+            }
         }
-        if total != frame.len() {
-            frame::open_frame(frame, max_size)?;
-        }
-        let opaque = AnyResponse::Opaque(Opaque {
-            api_key,
-            api_version: version,
-            correlation_id,
-            frame: frame.clone(),
-        });
-        Ok(DecodedFrame::new(opaque, 0))
     }
 
     /// The correlation id.
@@ -213,7 +192,7 @@ impl ResponseFrame {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ResponseBody;
+    use crate::{ApiKey, ResponseBody};
 
     const MAX: &DecodeOptions = &DecodeOptions::DEFAULT;
 
