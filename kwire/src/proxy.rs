@@ -26,7 +26,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use futures_util::StreamExt;
 use kafka_wire::codec::{CodecError, FrameCodec};
-use kafka_wire::correlation::CorrelationTracker;
+use kafka_wire::correlation::{CorrelationTracker, TrackError};
 use kafka_wire::dynamic::{self, BodySpec};
 use kafka_wire::frame::{self, DecodeOptions, RequestPeek};
 use kafka_wire::records::ReadOptions;
@@ -635,8 +635,19 @@ impl Shared {
     }
 
     fn on_request(&self, conn: u64, tracker: &Mutex<CorrelationTracker>, frame: Bytes) -> Bytes {
+        let options = DecodeOptions::from_max_frame_size(self.cfg.max_frame_size);
+        let decoded = AnyRequest::decode(&frame, &options).map(|d| d.frame);
+        // What to track comes from the header as decoded (an opaque frame's fixed fields, read
+        // once by the decode); only a frame that does not decode is peeked for it.
+        let peek = match &decoded {
+            Ok(any) => Ok(any.peek()),
+            Err(_) => frame::peek_request_header(&frame),
+        };
         // Track before forwarding: once the bytes leave, the answer can come back at once.
-        let peek = match lock(tracker).track_frame(&frame) {
+        let tracked = peek
+            .map_err(TrackError::from)
+            .and_then(|p| lock(tracker).track(p.correlation_id, p).map(|()| p));
+        let peek = match tracked {
             Ok(p) => p,
             Err(e) => {
                 self.connection_error(format!("c{conn}: request not tracked: {e}"));
@@ -644,8 +655,7 @@ impl Shared {
             }
         };
         let mut extra = Extra::default();
-        let options = DecodeOptions::from_max_frame_size(self.cfg.max_frame_size);
-        let (out, outcome) = match AnyRequest::decode(&frame, &options).map(|d| d.frame) {
+        let (out, outcome) = match decoded {
             Ok(AnyRequest::Decoded(f)) => {
                 if apis::expects_no_response(&f.body) {
                     lock(tracker).complete(peek.correlation_id);
