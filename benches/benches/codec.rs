@@ -171,11 +171,7 @@ fn frame_benches<T>(
     let mut g = c.benchmark_group(name);
     g.throughput(Throughput::Bytes(frame.len() as u64));
     g.bench_function("frame_decode/kafka-wire", |b| {
-        b.iter(|| {
-            kw::RequestFrame::decode(black_box(&frame), &DecodeOptions::DEFAULT)
-                .unwrap()
-                .frame
-        })
+        b.iter(|| kw::RequestFrame::decode(black_box(&frame), &DecodeOptions::DEFAULT).unwrap())
     });
     g.bench_function("frame_decode/kafka-protocol", |b| {
         b.iter(|| request_frame_decode_theirs(black_box(&frame)))

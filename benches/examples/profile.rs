@@ -92,8 +92,7 @@ where
             ("frame", "ours") => {
                 drop(black_box(
                     kafka_wire_messages::RequestFrame::decode(&frame, &DecodeOptions::DEFAULT)
-                        .unwrap()
-                        .frame,
+                        .unwrap(),
                 ));
             }
             ("none", _) => {}

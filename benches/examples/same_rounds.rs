@@ -153,8 +153,7 @@ fn frame_run<T: kafka_protocol::protocol::Request>(
                     black_box(&frame),
                     &DecodeOptions::DEFAULT,
                 )
-                .unwrap()
-                .frame,
+                .unwrap(),
             ))
         },
         &mut || drop(black_box(request_frame_decode_theirs(black_box(&frame)))),

@@ -25,7 +25,7 @@ use bytes::{BufMut, Bytes};
 
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::field::{field_cx, put_array_prefix, read_array_prefix, Cx, Field};
-use crate::frame::{ApiSet, DecodeOptions, DecodedFrame, InSet};
+use crate::frame::{ApiSet, DecodeOptions, DecodedFrame};
 use crate::header::{RequestHeader, ResponseHeader};
 use crate::message::{request_header_version, response_header_version, KafkaMessage};
 use crate::meta::{ApiKind, DefaultValue, FieldMeta, KafkaType, StructMeta};
@@ -1233,8 +1233,7 @@ fn decode_frame(
             let options = options.with_api_versions_fallback(false);
             crate::frame::decode_response_in(&mut set, frame, given.0, given.1, &options)
         }
-    }
-    .and_then(InSet::into_result);
+    };
     let MetaSet {
         trace, at, body_at, ..
     } = set;

@@ -349,7 +349,8 @@ pub(crate) fn check_version(
 /// `kafka_wire_messages::apis!` (the shipped set and a user's own, whose `Apis` type
 /// implements it), [`decode_request`]/[`decode_response`] (a set of one message type) and
 /// the metadata-driven codec's frames (`dynamic`, feature `json`) are its implementations;
-/// `AnyRequest`/`AnyResponse` are the shipped set with what is not in it kept as bytes.
+/// `AnyRequest`/`AnyResponse` are the shipped set, through [`Refusals`], with what is not in
+/// it kept as bytes.
 ///
 /// The path is generic over the set, so it is compiled once per set, not per API; the set
 /// dispatches on the API inside its own methods. Errors are returned as the methods report
@@ -445,24 +446,121 @@ pub trait ApiSet {
     fn prefix_read(&mut self) {}
 }
 
-/// What [`decode_request_in`] and [`decode_response_in`] give for a frame whose size prefix
-/// and length are right: the frame decoded, or, when its API or version is not in the set,
-/// the error that says so (the caller fails with it, or keeps the frame as bytes).
-#[derive(Debug, Clone, PartialEq)]
-pub enum InSet<F> {
-    /// The frame, and how many bytes after its body were ignored.
-    Decoded(DecodedFrame<F>),
-    /// The frame's API or version is not in the set (see [`ApiSet::request_api`]).
-    NotInSet(DecodeError),
+/// `set`, remembering whether it refused a frame's API or version ("not in the set", see
+/// [`ApiSet::request_api`]): what a caller that keeps such frames as bytes instead of failing
+/// (`AnyRequest`, `AnyResponse`) decodes against, so that the path's result stays the plain
+/// `Result` every other caller returns as it is (a decoded frame of hundreds of bytes is not
+/// moved through another wrapper).
+#[derive(Debug, Clone, Default)]
+pub struct Refusals<S> {
+    /// The set.
+    pub set: S,
+    /// Whether the set refused the last frame's API or version.
+    pub refused: bool,
 }
 
-impl<F> InSet<F> {
-    /// The decoded frame, or the error for a frame not in the set.
-    pub fn into_result(self) -> Result<DecodedFrame<F>, DecodeError> {
-        match self {
-            InSet::Decoded(d) => Ok(d),
-            InSet::NotInSet(e) => Err(e),
+impl<S> Refusals<S> {
+    /// `set`, nothing refused yet.
+    pub fn new(set: S) -> Self {
+        Refusals {
+            set,
+            refused: false,
         }
+    }
+}
+
+impl<S: ApiSet> ApiSet for Refusals<S> {
+    type Api = S::Api;
+    type RequestHeader = S::RequestHeader;
+    type ResponseHeader = S::ResponseHeader;
+    type Request = S::Request;
+    type Response = S::Response;
+    type RequestFrame = S::RequestFrame;
+    type ResponseFrame = S::ResponseFrame;
+
+    fn request_api(&mut self, api_key: i16, version: Version) -> Result<S::Api, DecodeError> {
+        let res = self.set.request_api(api_key, version);
+        self.refused = res.is_err();
+        res
+    }
+    fn response_api(&mut self, api_key: i16, version: Version) -> Result<S::Api, DecodeError> {
+        let res = self.set.response_api(api_key, version);
+        self.refused = res.is_err();
+        res
+    }
+    fn request_header_version(&self, api: S::Api, version: Version) -> Version {
+        self.set.request_header_version(api, version)
+    }
+    fn response_header_version(&self, api: S::Api, version: Version) -> Version {
+        self.set.response_header_version(api, version)
+    }
+    fn decode_request_header(
+        &mut self,
+        header_version: Version,
+        r: &mut Reader<'_>,
+    ) -> Result<S::RequestHeader, DecodeError> {
+        self.set.decode_request_header(header_version, r)
+    }
+    fn decode_response_header(
+        &mut self,
+        header_version: Version,
+        r: &mut Reader<'_>,
+    ) -> Result<S::ResponseHeader, DecodeError> {
+        self.set.decode_response_header(header_version, r)
+    }
+    fn decode_request(
+        &mut self,
+        api: S::Api,
+        version: Version,
+        r: &mut Reader<'_>,
+    ) -> Result<S::Request, DecodeError> {
+        self.set.decode_request(api, version, r)
+    }
+    fn decode_response(
+        &mut self,
+        api: S::Api,
+        version: Version,
+        r: &mut Reader<'_>,
+    ) -> Result<S::Response, DecodeError> {
+        self.set.decode_response(api, version, r)
+    }
+    fn encode_request(
+        &self,
+        body: &S::Request,
+        version: Version,
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
+        self.set.encode_request(body, version, out)
+    }
+    fn encode_response(
+        &self,
+        body: &S::Response,
+        version: Version,
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
+        self.set.encode_response(body, version, out)
+    }
+    fn request_frame(
+        &mut self,
+        api: S::Api,
+        version: Version,
+        header: S::RequestHeader,
+        body: S::Request,
+    ) -> S::RequestFrame {
+        self.set.request_frame(api, version, header, body)
+    }
+    fn response_frame(
+        &mut self,
+        api: S::Api,
+        version: Version,
+        header: S::ResponseHeader,
+        body: S::Response,
+    ) -> S::ResponseFrame {
+        self.set.response_frame(api, version, header, body)
+    }
+    fn prefix_read(&mut self) {
+        self.refused = false;
+        self.set.prefix_read();
     }
 }
 
@@ -476,15 +574,12 @@ pub fn decode_request_in<S: ApiSet>(
     set: &mut S,
     frame: &Bytes,
     options: &DecodeOptions,
-) -> Result<InSet<S::RequestFrame>, DecodeError> {
+) -> Result<DecodedFrame<S::RequestFrame>, DecodeError> {
     let total = options.declared_len(frame)?;
     set.prefix_read();
     let mut r = options.open_declared(frame, total)?;
     let (key, version) = peek_request(frame)?;
-    let api = match set.request_api(key, version) {
-        Ok(api) => api,
-        Err(e) => return Ok(InSet::NotInSet(e)),
-    };
+    let api = set.request_api(key, version)?;
     let hv = set.request_header_version(api, version);
     let header = set
         .decode_request_header(hv, &mut r)
@@ -493,14 +588,17 @@ pub fn decode_request_in<S: ApiSet>(
         .decode_request(api, version, &mut r)
         .map_err(|e| e.in_part("body"))?;
     let trailing = options.finish(&r)?;
-    let frame = set.request_frame(api, version, header, body);
-    Ok(InSet::Decoded(DecodedFrame::new(frame, trailing)))
+    Ok(DecodedFrame::new(
+        set.request_frame(api, version, header, body),
+        trailing,
+    ))
 }
 
 /// Decodes a whole response frame (prefix included) answering a request of `api_key` at
 /// `version` against `set`, in the steps of [`decode_request_in`]. With
 /// [`DecodeOptions::api_versions_fallback`], an ApiVersions response that does not decode at
-/// `version` is decoded again at v0 (the error, if that fails too, is the first one).
+/// `version` is decoded again at v0 (the error, if that fails too, is the first one); a
+/// version the set refuses is not retried.
 #[inline]
 pub fn decode_response_in<S: ApiSet>(
     set: &mut S,
@@ -508,23 +606,23 @@ pub fn decode_response_in<S: ApiSet>(
     api_key: i16,
     version: Version,
     options: &DecodeOptions,
-) -> Result<InSet<S::ResponseFrame>, DecodeError> {
-    match response_at(set, frame, api_key, version, options) {
+) -> Result<DecodedFrame<S::ResponseFrame>, DecodeError> {
+    let mut refused = false;
+    let res = response_at(set, frame, api_key, version, options, &mut refused);
+    match res {
         Err(e)
-            if options.api_versions_fallback
+            if !refused
+                && options.api_versions_fallback
                 && api_key == crate::API_VERSIONS_KEY
                 && version > 0 =>
         {
-            match response_at(set, frame, api_key, 0, options) {
-                Ok(InSet::Decoded(d)) => Ok(InSet::Decoded(d)),
-                _ => Err(e),
-            }
+            response_at(set, frame, api_key, 0, options, &mut refused).map_err(|_| e)
         }
-        other => other,
+        res => res,
     }
 }
 
-/// [`decode_response_in`] at `version` alone.
+/// [`decode_response_in`] at `version` alone; `refused` says whether the set refused it.
 #[inline]
 fn response_at<S: ApiSet>(
     set: &mut S,
@@ -532,14 +630,14 @@ fn response_at<S: ApiSet>(
     api_key: i16,
     version: Version,
     options: &DecodeOptions,
-) -> Result<InSet<S::ResponseFrame>, DecodeError> {
+    refused: &mut bool,
+) -> Result<DecodedFrame<S::ResponseFrame>, DecodeError> {
     let total = options.declared_len(frame)?;
     set.prefix_read();
     let mut r = options.open_declared(frame, total)?;
-    let api = match set.response_api(api_key, version) {
-        Ok(api) => api,
-        Err(e) => return Ok(InSet::NotInSet(e)),
-    };
+    let api = set
+        .response_api(api_key, version)
+        .inspect_err(|_| *refused = true)?;
     let hv = set.response_header_version(api, version);
     let header = set
         .decode_response_header(hv, &mut r)
@@ -548,8 +646,10 @@ fn response_at<S: ApiSet>(
         .decode_response(api, version, &mut r)
         .map_err(|e| e.in_part("body"))?;
     let trailing = options.finish(&r)?;
-    let frame = set.response_frame(api, version, header, body);
-    Ok(InSet::Decoded(DecodedFrame::new(frame, trailing)))
+    Ok(DecodedFrame::new(
+        set.response_frame(api, version, header, body),
+        trailing,
+    ))
 }
 
 /// The set of one message type `M` (its request or response), which [`decode_request`] and
@@ -654,7 +754,7 @@ pub fn decode_request<M: ApiMessage>(
     frame: &Bytes,
     options: &DecodeOptions,
 ) -> Result<DecodedFrame<(RequestHeader, M)>, DecodeError> {
-    decode_request_in(&mut One::<M>(std::marker::PhantomData), frame, options)?.into_result()
+    decode_request_in(&mut One::<M>(std::marker::PhantomData), frame, options)
 }
 
 /// Decodes a whole response frame (prefix included) of one known API, answering a request
@@ -667,7 +767,7 @@ pub fn decode_response<M: ApiMessage>(
 ) -> Result<DecodedFrame<(ResponseHeader, M)>, DecodeError> {
     let options = options.with_api_versions_fallback(false);
     let mut one = One::<M>(std::marker::PhantomData);
-    decode_response_in(&mut one, frame, M::API_KEY, version, &options)?.into_result()
+    decode_response_in(&mut one, frame, M::API_KEY, version, &options)
 }
 
 /// Encodes one whole frame into `buf`, all or nothing: a size prefix, then what `contents`

@@ -797,7 +797,7 @@ macro_rules! __apis_impl {
                 frame: &$crate::__private::Bytes,
                 options: &$crate::__private::DecodeOptions,
             ) -> Result<$crate::__private::DecodedFrame<Self>, $crate::__private::DecodeError> {
-                $crate::__private::frame::decode_request_in(&mut Apis, frame, options)?.into_result()
+                $crate::__private::frame::decode_request_in(&mut Apis, frame, options)
             }
 
             /// Decodes only the request header of a frame, whatever its body: what a broker needs to
@@ -930,8 +930,7 @@ macro_rules! __apis_impl {
                 version: $crate::__private::Version,
                 options: &$crate::__private::DecodeOptions,
             ) -> Result<$crate::__private::DecodedFrame<Self>, $crate::__private::DecodeError> {
-                $crate::__private::frame::decode_response_in(&mut Apis, frame, api_key.key(), version, options)?
-                    .into_result()
+                $crate::__private::frame::decode_response_in(&mut Apis, frame, api_key.key(), version, options)
             }
 
             /// The size of the whole frame, size prefix included.

@@ -16,7 +16,7 @@
 //! ```
 
 use bytes::Bytes;
-use kafka_wire::frame::{self, DecodeOptions, DecodedFrame, InSet, RequestPeek};
+use kafka_wire::frame::{self, DecodeOptions, DecodedFrame, Refusals, RequestPeek};
 use kafka_wire::{DecodeError, ResponseHeader, Version};
 
 use crate::known;
@@ -63,13 +63,14 @@ impl AnyRequest {
         frame: &Bytes,
         options: &DecodeOptions,
     ) -> Result<DecodedFrame<Self>, DecodeError> {
-        match frame::decode_request_in(&mut Apis, frame, options)? {
-            InSet::Decoded(d) => {
+        let mut set = Refusals::new(Apis);
+        match frame::decode_request_in(&mut set, frame, options) {
+            Ok(d) => {
                 let trailing = d.trailing_bytes;
                 let decoded = AnyRequest::Decoded(Box::new(d.frame));
                 Ok(DecodedFrame::new(decoded, trailing))
             }
-            InSet::NotInSet(_) => {
+            Err(_) if set.refused => {
                 // Size prefix and length are checked: only the fixed header fields are read.
                 let peek = frame::peek_request_header(frame)?;
                 let opaque = AnyRequest::Opaque(Opaque {
@@ -80,6 +81,7 @@ impl AnyRequest {
                 });
                 Ok(DecodedFrame::new(opaque, 0))
             }
+            Err(e) => Err(e),
         }
     }
 
@@ -136,13 +138,14 @@ impl AnyResponse {
         version: Version,
         options: &DecodeOptions,
     ) -> Result<DecodedFrame<Self>, DecodeError> {
-        match frame::decode_response_in(&mut Apis, frame, api_key, version, options)? {
-            InSet::Decoded(d) => {
+        let mut set = Refusals::new(Apis);
+        match frame::decode_response_in(&mut set, frame, api_key, version, options) {
+            Ok(d) => {
                 let trailing = d.trailing_bytes;
                 let decoded = AnyResponse::Decoded(Box::new(d.frame));
                 Ok(DecodedFrame::new(decoded, trailing))
             }
-            InSet::NotInSet(_) => {
+            Err(_) if set.refused => {
                 let opaque = AnyResponse::Opaque(Opaque {
                     api_key,
                     api_version: version,
@@ -151,6 +154,7 @@ impl AnyResponse {
                 });
                 Ok(DecodedFrame::new(opaque, 0))
             }
+            Err(e) => Err(e),
         }
     }
 
