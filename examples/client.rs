@@ -138,12 +138,7 @@ async fn metadata(
         // encode back to the bytes it came from.
         Err(bad) if matches!(bad.error.kind(), DecodeErrorKind::TrailingBytes(_)) => {
             let lenient = DecodeOptions::new().with_trailing_bytes(true);
-            let decoded = ResponseFrame::decode_with_options(
-                &bad.frame,
-                ApiKey::Metadata,
-                version,
-                &lenient,
-            )?;
+            let decoded = ResponseFrame::decode(&bad.frame, ApiKey::Metadata, version, &lenient)?;
             println!(
                 "Metadata v{version}: ignored {} byte(s) after the body",
                 decoded.trailing_bytes

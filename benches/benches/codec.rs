@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use kafka_protocol::protocol::{Decodable, Encodable, Request};
+use kafka_wire::frame::DecodeOptions;
 use kafka_wire::KafkaMessage;
 use kafka_wire_bench::*;
 use kafka_wire_messages as kw;
@@ -170,7 +171,7 @@ fn frame_benches<T>(
     let mut g = c.benchmark_group(name);
     g.throughput(Throughput::Bytes(frame.len() as u64));
     g.bench_function("frame_decode/kafka-wire", |b| {
-        b.iter(|| kw::RequestFrame::decode(black_box(&frame)).unwrap())
+        b.iter(|| kw::RequestFrame::decode(black_box(&frame), &DecodeOptions::DEFAULT).unwrap())
     });
     g.bench_function("frame_decode/kafka-protocol", |b| {
         b.iter(|| request_frame_decode_theirs(black_box(&frame)))

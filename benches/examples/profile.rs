@@ -16,6 +16,7 @@ use std::hint::black_box;
 
 use bytes::Bytes;
 use kafka_protocol::protocol::{Decodable, Encodable};
+use kafka_wire::frame::DecodeOptions;
 use kafka_wire::KafkaMessage;
 use kafka_wire_bench::*;
 
@@ -90,7 +91,8 @@ where
             ("size", "theirs") => drop(black_box(pair.theirs.compute_size(v).unwrap())),
             ("frame", "ours") => {
                 drop(black_box(
-                    kafka_wire_messages::RequestFrame::decode(&frame).unwrap(),
+                    kafka_wire_messages::RequestFrame::decode(&frame, &DecodeOptions::DEFAULT)
+                        .unwrap(),
                 ));
             }
             ("none", _) => {}

@@ -22,6 +22,7 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+use kafka_wire::frame::DecodeOptions;
 use kafka_wire::records::{BatchBuilder, Compression};
 use kafka_wire::{Bytes, Records};
 use kafka_wire_messages::fetch::{
@@ -149,7 +150,9 @@ fn fake_broker(batch: Bytes) -> SocketAddr {
             std::thread::spawn(move || {
                 let _ = s.set_nodelay(true);
                 while let Some(f) = read_frame(&mut s) {
-                    let req = RequestFrame::decode(&f).expect("a request the client sent");
+                    let req = RequestFrame::decode(&f, &DecodeOptions::DEFAULT)
+                        .expect("a request the client sent")
+                        .frame;
                     let resp = match &req.body {
                         RequestBody::Produce(p) => req.respond(ProduceResponse {
                             responses: p

@@ -25,6 +25,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use kafka_protocol::protocol::{Decodable, Encodable};
+use kafka_wire::frame::DecodeOptions;
 use kafka_wire::KafkaMessage;
 use kafka_wire_bench::*;
 
@@ -148,7 +149,11 @@ fn frame_run<T: kafka_protocol::protocol::Request>(
         rounds,
         &mut || {
             drop(black_box(
-                kafka_wire_messages::RequestFrame::decode(black_box(&frame)).unwrap(),
+                kafka_wire_messages::RequestFrame::decode(
+                    black_box(&frame),
+                    &DecodeOptions::DEFAULT,
+                )
+                .unwrap(),
             ))
         },
         &mut || drop(black_box(request_frame_decode_theirs(black_box(&frame)))),

@@ -7,6 +7,7 @@
 
 use bytes::Bytes;
 use kafka_wire::dynamic;
+use kafka_wire::frame::DecodeOptions;
 use kafka_wire_fuzz::{
     check_alloc, check_error, check_reencoded, measure, request_frame_k, same_frame,
 };
@@ -15,13 +16,14 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let buf = Bytes::copy_from_slice(data);
-    let (res, allocated) = measure(|| RequestFrame::decode(&buf));
+    let (res, allocated) = measure(|| RequestFrame::decode(&buf, &DecodeOptions::DEFAULT).map(|d| d.frame));
     check_alloc(request_frame_k(data), data.len(), allocated);
     let dynamic = dynamic::decode_request_frame(
         &buf,
         |k| ApiKey::from_i16(k).and_then(|a| a.try_request_meta()),
         None,
-    );
+        &DecodeOptions::DEFAULT,
+    ).map(|d| d.frame);
     let frame = match (res, dynamic) {
         (Ok(f), Ok(d)) => {
             same_frame(&d, f.to_vec().as_deref());
@@ -39,7 +41,7 @@ fuzz_target!(|data: &[u8]| {
     };
     assert_eq!(frame.encoded_size(), out.len(), "encoded_size of {frame:?}");
     check_reencoded(&out, data, &frame);
-    match RequestFrame::decode(&Bytes::from(out)) {
+    match RequestFrame::decode(&Bytes::from(out), &DecodeOptions::DEFAULT).map(|d| d.frame) {
         Ok(back) => kafka_wire_fuzz::same_value(&back, &frame),
         Err(e) => panic!("re-encoded frame does not decode: {e}"),
     }

@@ -1,11 +1,12 @@
 //! A whole response frame (size prefix included) through the dispatch API
-//! (`ResponseFrame::decode`): the first input byte picks the API (index into `ApiKey::ALL`),
+//! (`ResponseFrame::decode`, without ApiVersions' fallback to v0): the first input byte picks the API (index into `ApiKey::ALL`),
 //! the next two the request version; the rest is the frame. Round trip as for requests, and
 //! the same comparison with the metadata-driven frame decoder and encoder.
 #![no_main]
 
 use bytes::Bytes;
 use kafka_wire::dynamic::{self, BodySpec};
+use kafka_wire::frame::DecodeOptions;
 use kafka_wire_fuzz::{
     check_alloc, check_error, measure, response_k, same_error, same_frame, split_version,
 };
@@ -21,7 +22,10 @@ fuzz_target!(|data: &[u8]| {
     };
     let api = ApiKey::ALL[usize::from(pick) % ApiKey::ALL.len()];
     let buf = Bytes::copy_from_slice(frame_bytes);
-    let (res, allocated) = measure(|| ResponseFrame::decode(&buf, api, version));
+    // The metadata-driven decoder reads at the version given: the typed one is compared
+    // without ApiVersions' fallback to v0.
+    let options = DecodeOptions::DEFAULT.with_api_versions_fallback(false);
+    let (res, allocated) = measure(|| ResponseFrame::decode(&buf, api, version, &options).map(|d| d.frame));
     // An unsupported version fails before the body: the header's ratio (v1) covers it.
     let k = if api.response_versions().contains(version) {
         response_k(api, version)
@@ -34,7 +38,7 @@ fuzz_target!(|data: &[u8]| {
         meta: api.response_meta(),
         version,
     };
-    let frame = match (res, dynamic::decode_response_frame(&buf, spec, None)) {
+    let frame = match (res, dynamic::decode_response_frame(&buf, spec, None, &DecodeOptions::DEFAULT).map(|d| d.frame)) {
         (Ok(f), Ok(d)) => {
             same_frame(&d, f.to_vec().as_deref());
             f
@@ -51,7 +55,7 @@ fuzz_target!(|data: &[u8]| {
     };
     assert_eq!(frame.encoded_size(), out.len(), "encoded_size of {frame:?}");
     kafka_wire_fuzz::check_reencoded(&out, frame_bytes, &frame);
-    match ResponseFrame::decode(&Bytes::from(out), api, version) {
+    match ResponseFrame::decode(&Bytes::from(out), api, version, &options).map(|d| d.frame) {
         Ok(back) => kafka_wire_fuzz::same_value(&back, &frame),
         Err(e) => panic!("re-encoded frame does not decode: {e}"),
     }

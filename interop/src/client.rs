@@ -9,7 +9,8 @@ use std::io;
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
-use kafka_wire::frame::{self, DEFAULT_MAX_FRAME_SIZE};
+use kafka_wire::frame;
+use kafka_wire::frame::DecodeOptions;
 use kafka_wire::{ApiMessage, Bytes, DecodeError, RequestHeader, ResponseHeader, Str, Version};
 use kafka_wire_messages::{
     ApiKey, ApiVersionsRequest, ApiVersionsResponse, RequestBody, RequestFrame, ResponseBody,
@@ -197,14 +198,14 @@ impl Connection {
         let (request, response) = self.round_trip(version, body)?;
         let correlation_id = i32::from_be_bytes([request[8], request[9], request[10], request[11]]);
         let (header, body) =
-            frame::decode_response::<Resp>(&response, version, DEFAULT_MAX_FRAME_SIZE).map_err(
-                |error| CallError::Decode {
+            frame::decode_response::<Resp>(&response, version, &DecodeOptions::DEFAULT)
+                .map(|d| d.frame)
+                .map_err(|error| CallError::Decode {
                     api_key: Req::API_KEY,
                     version,
                     error,
                     frame: response.clone(),
-                },
-            )?;
+                })?;
         if header.correlation_id != correlation_id {
             return Err(CallError::CorrelationMismatch {
                 sent: correlation_id,
@@ -285,14 +286,14 @@ impl Connection {
         self.log(true, request.clone());
         let response = self.read_response(api_key.key(), version, correlation_id)?;
         self.log(false, response.clone());
-        let decoded = ResponseFrame::decode(&response, api_key, version).map_err(|error| {
-            CallError::Decode {
+        let decoded = ResponseFrame::decode(&response, api_key, version, &DecodeOptions::DEFAULT)
+            .map(|d| d.frame)
+            .map_err(|error| CallError::Decode {
                 api_key: api_key.key(),
                 version,
                 error,
                 frame: response.clone(),
-            }
-        })?;
+            })?;
         if decoded.header.correlation_id != correlation_id {
             return Err(CallError::CorrelationMismatch {
                 sent: correlation_id,
@@ -401,7 +402,7 @@ impl Connection {
         version: Version,
         correlation_id: i32,
     ) -> Result<Bytes, CallError> {
-        frame::read_frame(&mut self.stream, DEFAULT_MAX_FRAME_SIZE).map_err(|e| match e.kind() {
+        frame::read_frame(&mut self.stream, &DecodeOptions::DEFAULT).map_err(|e| match e.kind() {
             io::ErrorKind::UnexpectedEof
             | io::ErrorKind::ConnectionReset
             | io::ErrorKind::ConnectionAborted
@@ -444,8 +445,10 @@ impl Connection {
         match frame::decode_response::<ApiVersionsResponse>(
             &response,
             first,
-            DEFAULT_MAX_FRAME_SIZE,
-        ) {
+            &DecodeOptions::DEFAULT,
+        )
+        .map(|d| d.frame)
+        {
             Ok((header, body)) if body.error_code == 0 => {
                 return Ok(ApiVersionsOutcome {
                     rejected,

@@ -13,6 +13,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use kafka_wire::frame::DecodeOptions;
 use kafka_wire::Version;
 use kafka_wire_interop::client::{negotiate_key, request_from_json, response_to_json, Connection};
 use kafka_wire_interop::cluster::{self, Cluster, Prepared};
@@ -1016,8 +1017,10 @@ fn drive_apis(cluster: &Cluster) -> (BTreeMap<i16, Row>, Vec<String>) {
                 &framed.into(),
                 K::CreateTopics,
                 inner_version,
+                &DecodeOptions::DEFAULT,
             )
-            .expect("the enveloped CreateTopics answer decodes");
+            .expect("the enveloped CreateTopics answer decodes")
+            .frame;
             assert_eq!(inner.header.correlation_id, 77);
             let j = response_to_json(&inner.body, inner_version).expect("JSON");
             want(&mut d, K::Envelope, &j, "/topics/0/errorCode", 29);

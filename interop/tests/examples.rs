@@ -12,7 +12,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use common::{mock_cluster, TOPIC};
-use kafka_wire::frame::{self, DEFAULT_MAX_FRAME_SIZE};
+use kafka_wire::frame;
+use kafka_wire::frame::DecodeOptions;
 use kafka_wire::RequestHeader;
 use kafka_wire_messages::{ApiVersionsRequest, ApiVersionsResponse};
 
@@ -164,9 +165,11 @@ fn broker_example_answers_an_unsupported_api_versions_at_v0() {
     req[..4].copy_from_slice(&size.to_be_bytes());
     std::io::Write::write_all(&mut s, &req).unwrap();
 
-    let reply = frame::read_frame(&mut s, DEFAULT_MAX_FRAME_SIZE).unwrap();
+    let reply = frame::read_frame(&mut s, &DecodeOptions::DEFAULT).unwrap();
     let (h, body) =
-        frame::decode_response::<ApiVersionsResponse>(&reply, 0, DEFAULT_MAX_FRAME_SIZE).unwrap();
+        frame::decode_response::<ApiVersionsResponse>(&reply, 0, &DecodeOptions::DEFAULT)
+            .unwrap()
+            .frame;
     assert_eq!(h.correlation_id, 42);
     assert_eq!(body.error_code, 35);
     let api_versions = body.api_keys.iter().find(|a| a.api_key == 18).unwrap();
@@ -178,8 +181,9 @@ fn broker_example_answers_an_unsupported_api_versions_at_v0() {
         &ApiVersionsRequest::default(),
     )
     .unwrap();
-    let reply = frame::read_frame(&mut s, DEFAULT_MAX_FRAME_SIZE).unwrap();
-    let (h, _) =
-        frame::decode_response::<ApiVersionsResponse>(&reply, 0, DEFAULT_MAX_FRAME_SIZE).unwrap();
+    let reply = frame::read_frame(&mut s, &DecodeOptions::DEFAULT).unwrap();
+    let (h, _) = frame::decode_response::<ApiVersionsResponse>(&reply, 0, &DecodeOptions::DEFAULT)
+        .unwrap()
+        .frame;
     assert_eq!(h.correlation_id, 43);
 }

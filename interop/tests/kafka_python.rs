@@ -15,7 +15,8 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::Duration;
 
-use kafka_wire::frame::{self, DEFAULT_MAX_FRAME_SIZE};
+use kafka_wire::frame;
+use kafka_wire::frame::DecodeOptions;
 use kafka_wire::{ApiMessage, Bytes, RequestHeader, ResponseHeader, Str, Version};
 use kafka_wire_messages::*;
 use serde_json::{json, Value};
@@ -407,8 +408,9 @@ fn theirs_to_ours<M: PyShape>(peer: &mut Peer) -> usize {
             let mut again = Vec::new();
             let body = match M::KIND {
                 kafka_wire::ApiKind::Request => {
-                    let (h, body) = frame::decode_request::<M>(&wire, DEFAULT_MAX_FRAME_SIZE)
-                        .unwrap_or_else(|e| panic!("{what}: {e}"));
+                    let (h, body) = frame::decode_request::<M>(&wire, &DecodeOptions::DEFAULT)
+                        .unwrap_or_else(|e| panic!("{what}: {e}"))
+                        .frame;
                     assert_eq!(h.correlation_id, corr, "{what}");
                     assert_eq!(h.request_api_version, v, "{what}");
                     assert_eq!(
@@ -420,8 +422,9 @@ fn theirs_to_ours<M: PyShape>(peer: &mut Peer) -> usize {
                     body
                 }
                 _ => {
-                    let (h, body) = frame::decode_response::<M>(&wire, v, DEFAULT_MAX_FRAME_SIZE)
-                        .unwrap_or_else(|e| panic!("{what}: {e}"));
+                    let (h, body) = frame::decode_response::<M>(&wire, v, &DecodeOptions::DEFAULT)
+                        .unwrap_or_else(|e| panic!("{what}: {e}"))
+                        .frame;
                     assert_eq!(h.correlation_id, corr, "{what}");
                     frame::encode_response(&mut again, &h, v, &body).unwrap();
                     body
@@ -684,7 +687,9 @@ fn decode_dynamic(case: Case, wire: &Bytes) -> kafka_wire::dynamic::Frame {
             wire,
             |k| ApiKey::from_i16(k).map(|a| a.request_meta()),
             None,
-        ),
+            &DecodeOptions::DEFAULT,
+        )
+        .map(|d| d.frame),
         kafka_wire::ApiKind::Response => dynamic::decode_response_frame(
             wire,
             dynamic::BodySpec {
@@ -693,7 +698,9 @@ fn decode_dynamic(case: Case, wire: &Bytes) -> kafka_wire::dynamic::Frame {
                 version: case.version,
             },
             None,
-        ),
+            &DecodeOptions::DEFAULT,
+        )
+        .map(|d| d.frame),
     }
     .unwrap_or_else(|e| panic!("{case}: {e}"))
 }
@@ -704,7 +711,9 @@ fn typed_reencode(case: Case, wire: &Bytes, g: &Value, what: &str) -> Vec<u8> {
     let corr = g["correlation_id"].as_i64().unwrap() as i32;
     match case.kind {
         kafka_wire::ApiKind::Request => {
-            let f = RequestFrame::decode(wire).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let f = RequestFrame::decode(wire, &DecodeOptions::DEFAULT)
+                .unwrap_or_else(|e| panic!("{what}: {e}"))
+                .frame;
             assert_eq!(f.api_key(), case.api, "{what}");
             assert_eq!(f.version(), case.version, "{what}");
             assert_eq!(f.header.correlation_id, corr, "{what}");
@@ -716,8 +725,9 @@ fn typed_reencode(case: Case, wire: &Bytes, g: &Value, what: &str) -> Vec<u8> {
             f.to_vec().unwrap()
         }
         kafka_wire::ApiKind::Response => {
-            let f = ResponseFrame::decode(wire, case.api, case.version)
-                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let f = ResponseFrame::decode(wire, case.api, case.version, &DecodeOptions::DEFAULT)
+                .unwrap_or_else(|e| panic!("{what}: {e}"))
+                .frame;
             assert_eq!(f.header.correlation_id, corr, "{what}");
             f.to_vec().unwrap()
         }

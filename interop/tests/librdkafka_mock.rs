@@ -4,7 +4,8 @@
 mod common;
 
 use common::*;
-use kafka_wire::frame::{self, DEFAULT_MAX_FRAME_SIZE};
+use kafka_wire::frame;
+use kafka_wire::frame::DecodeOptions;
 use kafka_wire::{Bytes, RequestHeader};
 use kafka_wire_interop::client::{CallError, Connection};
 use kafka_wire_messages::{AddPartitionsToTxnRequest, AddPartitionsToTxnTopic};
@@ -78,9 +79,10 @@ fn unparsable_request_is_reported_as_a_closed_connection() {
     let (h, body) = frame::decode_response::<kafka_wire_messages::AddPartitionsToTxnResponse>(
         &response,
         1,
-        DEFAULT_MAX_FRAME_SIZE,
+        &DecodeOptions::DEFAULT,
     )
-    .unwrap();
+    .unwrap()
+    .frame;
     assert_eq!(h.correlation_id, 1);
     assert_eq!(body.results_by_topic_v3_and_below.len(), 1);
 }
@@ -136,7 +138,9 @@ fn frame_codec_splits_the_mock_stream() {
     assert!(buf.is_empty());
     for (f, (corr, v)) in frames.iter().zip([(1, 0), (2, 2)]) {
         let (h, body) =
-            frame::decode_response::<ApiVersionsResponse>(f, v, DEFAULT_MAX_FRAME_SIZE).unwrap();
+            frame::decode_response::<ApiVersionsResponse>(f, v, &DecodeOptions::DEFAULT)
+                .unwrap()
+                .frame;
         assert_eq!(h.correlation_id, corr);
         assert_eq!(body.error_code, 0);
         assert!(body

@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
-use kafka_wire::{Bytes, ErrorCode, Version};
+use kafka_wire::{Bytes, DecodeOptions, ErrorCode, Version};
 use kafka_wire_messages::{ApiKey, RequestFrame, ResponseFrame};
 
 /// What an intercept hook decides for a request.
@@ -113,10 +113,13 @@ impl Control {
 /// the request's API and version: the error, if it fails or the result does not encode back
 /// to the same bytes.
 pub(crate) fn check_frame(answer: &ResponseFrame, bytes: &Bytes) -> Result<(), String> {
-    let back = ResponseFrame::decode(bytes, answer.api_key, answer.version)
+    // At exactly that version: no ApiVersions fallback to v0, which would hide a wrong one.
+    let options = DecodeOptions::new().with_api_versions_fallback(false);
+    let back = ResponseFrame::decode(bytes, answer.api_key, answer.version, &options)
         .map_err(|e| format!("{} v{}: decode: {e}", answer.api_key, answer.version))?;
-    // Decoded and encoded again, the frame must be the same bytes.
-    match back.to_bytes() {
+    // Decoded (bytes after the body refused, as `DecodeOptions` does by default) and
+    // encoded again, the frame must be the same bytes.
+    match back.frame.to_bytes() {
         Ok(again) if again == bytes => {}
         _ => {
             return Err(format!(

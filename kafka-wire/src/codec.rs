@@ -321,7 +321,10 @@ mod tests {
         let mut wire = BytesMut::new();
         FrameCodec::new().encode(out.freeze(), &mut wire).unwrap();
         let frame = FrameCodec::new().decode(&mut wire).unwrap().unwrap();
-        let (h, b) = decode_request::<ApiVersionsRequest>(&frame, DEFAULT_MAX_FRAME_SIZE).unwrap();
+        let (h, b) =
+            decode_request::<ApiVersionsRequest>(&frame, &crate::frame::DecodeOptions::DEFAULT)
+                .unwrap()
+                .frame;
         assert_eq!((h, b), (header, body));
     }
 }

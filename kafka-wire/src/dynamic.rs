@@ -25,7 +25,7 @@ use bytes::Bytes;
 
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::field::{field_cx, put_array_prefix, read_array_prefix, Cx, Field};
-use crate::frame::{peek_request, DecodeOptions, DecodedFrame};
+use crate::frame::{ApiSet, DecodeOptions, DecodedFrame};
 use crate::header::{RequestHeader, ResponseHeader};
 use crate::message::{request_header_version, response_header_version, KafkaMessage};
 use crate::meta::{ApiKind, DefaultValue, FieldMeta, KafkaType, StructMeta};
@@ -1047,7 +1047,8 @@ pub struct BodySpec {
 /// the header, asks `lookup` for the body's metadata, and decodes header and body with the
 /// same checks and errors as the typed frames of `kafka_wire_messages::apis!` (an unknown key
 /// or a version the API lacks is an error in the header, before it is read) and otherwise
-/// as [`frame::decode_request`].
+/// as [`frame::decode_request`]: the limits of `options` (frame size included), and, if
+/// `options` allows them, bytes left after the body ignored and counted in the result.
 ///
 /// A key `lookup` does not resolve is `UnknownApiKey` (at offset 4, in
 /// `header.request_api_key`), whatever the reason: this codec has no table of APIs of its
@@ -1066,25 +1067,13 @@ pub fn decode_request_frame(
     frame: &Bytes,
     lookup: impl FnOnce(i16) -> Option<&'static StructMeta>,
     trace: Option<&mut Trace>,
-) -> Result<Frame, DecodeError> {
-    decode_request_frame_with_options(frame, lookup, trace, &DecodeOptions::DEFAULT)
-        .map(|d| d.frame)
-}
-
-/// [`decode_request_frame`] with the limits of `options` (frame size included), and, if
-/// `options` allows them, ignoring bytes left after the body; the result says how many were
-/// ignored. Checks and errors are those of
-/// [`frame::decode_request_with_options`](crate::frame::decode_request_with_options).
-pub fn decode_request_frame_with_options(
-    frame: &Bytes,
-    lookup: impl FnOnce(i16) -> Option<&'static StructMeta>,
-    trace: Option<&mut Trace>,
     options: &DecodeOptions,
 ) -> Result<DecodedFrame<Frame>, DecodeError> {
     decode_frame(
         frame,
         ApiKind::Request,
         request_spec(lookup),
+        (0, 0),
         trace.map(|t| t as &mut dyn Sink),
         true,
         options,
@@ -1095,20 +1084,12 @@ pub fn decode_request_frame_with_options(
 /// Decodes a whole response frame (size prefix included) whose body is `body`, with the same
 /// checks and errors as the typed frames of `kafka_wire_messages::apis!` (a version the API
 /// lacks is an error at offset 4, before the header is read) and otherwise as
-/// [`frame::decode_response`]; `trace` as for
-/// [`decode_request_frame`].
+/// [`frame::decode_response`]; `trace` and `options` as for [`decode_request_frame`]. The
+/// body is decoded at `body.version` only: ApiVersions' fallback to v0
+/// ([`DecodeOptions::api_versions_fallback`]) is the typed frames'.
 ///
 /// [`frame::decode_response`]: crate::frame::decode_response
 pub fn decode_response_frame(
-    frame: &Bytes,
-    body: BodySpec,
-    trace: Option<&mut Trace>,
-) -> Result<Frame, DecodeError> {
-    decode_response_frame_with_options(frame, body, trace, &DecodeOptions::DEFAULT).map(|d| d.frame)
-}
-
-/// [`decode_response_frame`] with `options`, as [`decode_request_frame_with_options`].
-pub fn decode_response_frame_with_options(
     frame: &Bytes,
     body: BodySpec,
     trace: Option<&mut Trace>,
@@ -1118,6 +1099,7 @@ pub fn decode_response_frame_with_options(
         frame,
         ApiKind::Response,
         |_, _| Some(body),
+        (body.api_key, body.version),
         trace.map(|t| t as &mut dyn Sink),
         true,
         options,
@@ -1150,19 +1132,10 @@ pub struct WalkedFrame {
     pub body_at: usize,
 }
 
-/// Checks a whole request frame exactly as [`decode_request_frame`] does, reporting its
-/// nodes to `sink` (if given) in the same tree shape, but keeps no body value: memory stays
-/// proportional to the nesting depth (see [`walk_from`]).
+/// Checks a whole request frame exactly as [`decode_request_frame`] does (with `options`),
+/// reporting its nodes to `sink` (if given) in the same tree shape, but keeps no body value:
+/// memory stays proportional to the nesting depth (see [`walk_from`]).
 pub fn walk_request_frame(
-    frame: &Bytes,
-    lookup: impl FnOnce(i16) -> Option<&'static StructMeta>,
-    sink: Option<&mut dyn Sink>,
-) -> Result<WalkedFrame, DecodeError> {
-    walk_request_frame_with_options(frame, lookup, sink, &DecodeOptions::DEFAULT).map(|d| d.frame)
-}
-
-/// [`walk_request_frame`] with `options`, as [`decode_request_frame_with_options`].
-pub fn walk_request_frame_with_options(
     frame: &Bytes,
     lookup: impl FnOnce(i16) -> Option<&'static StructMeta>,
     sink: Option<&mut dyn Sink>,
@@ -1172,6 +1145,7 @@ pub fn walk_request_frame_with_options(
         frame,
         ApiKind::Request,
         request_spec(lookup),
+        (0, 0),
         sink,
         false,
         options,
@@ -1184,21 +1158,13 @@ pub fn walk_response_frame(
     frame: &Bytes,
     body: BodySpec,
     sink: Option<&mut dyn Sink>,
-) -> Result<WalkedFrame, DecodeError> {
-    walk_response_frame_with_options(frame, body, sink, &DecodeOptions::DEFAULT).map(|d| d.frame)
-}
-
-/// [`walk_response_frame`] with `options`, as [`decode_request_frame_with_options`].
-pub fn walk_response_frame_with_options(
-    frame: &Bytes,
-    body: BodySpec,
-    sink: Option<&mut dyn Sink>,
     options: &DecodeOptions,
 ) -> Result<DecodedFrame<WalkedFrame>, DecodeError> {
     decode_frame(
         frame,
         ApiKind::Response,
         |_, _| Some(body),
+        (body.api_key, body.version),
         sink,
         false,
         options,
@@ -1222,10 +1188,16 @@ fn walked((f, body_at, trailing): (Frame, usize, usize)) -> DecodedFrame<WalkedF
 /// The frame, where its body starts, and how many bytes after the body were ignored.
 type FrameParts = (Frame, usize, usize);
 
+/// Decodes (or, without `keep`, walks) a whole frame through the frame module's one path
+/// ([`frame::decode_request_in`](crate::frame::decode_request_in) and the response form)
+/// against a [`MetaSet`]: the same steps, checks and errors as the typed frames, with the
+/// trace's nodes added. `given` is the response's API key and version (unused for a
+/// request, whose header names them).
 fn decode_frame(
     frame: &Bytes,
     kind: ApiKind,
     resolve: impl FnOnce(i16, Version) -> Option<BodySpec>,
+    given: (i16, Version),
     mut trace: Option<&mut dyn Sink>,
     keep: bool,
     options: &DecodeOptions,
@@ -1246,16 +1218,25 @@ fn decode_frame(
         }
         t.open(s);
     }
-    let mut at = 0;
-    let res = decode_frame_inner(
-        frame,
+    let mut set = MetaSet {
         kind,
-        resolve,
-        reborrow(&mut trace),
+        resolve: Some(resolve),
+        trace,
         keep,
-        options,
-        &mut at,
-    );
+        at: 0,
+        body_at: 0,
+    };
+    let res = match kind {
+        ApiKind::Request => crate::frame::decode_request_in(&mut set, frame, options),
+        // The body is read at the version given: no ApiVersions fallback here.
+        ApiKind::Response => {
+            let options = options.with_api_versions_fallback(false);
+            crate::frame::decode_response_in(&mut set, frame, given.0, given.1, &options)
+        }
+    };
+    let MetaSet {
+        trace, at, body_at, ..
+    } = set;
     if let Some(t) = trace {
         match &res {
             Ok(_) => t.close(frame.len()),
@@ -1264,81 +1245,189 @@ fn decode_frame(
             Err(e) => t.fail(at.max(e.offset()).min(frame.len()), e.to_string()),
         }
     }
-    res
+    res.map(|d| (d.frame, body_at, d.trailing_bytes))
 }
 
-/// The frame read through the frame module's own steps (`DecodeOptions`: the size prefix
-/// against the frame size limit, the length against the prefix, the limits on the reader,
-/// the bytes after the body), as the typed frame decoders read it; only the trace is added.
-fn decode_frame_inner(
-    frame: &Bytes,
+/// The metadata-driven codec as an [`ApiSet`]: the body's description comes from the caller
+/// (a lookup by API key for a request, given for a response), headers and bodies are
+/// [`StructValue`]s, and every node read goes to the trace, if there is one.
+struct MetaSet<'t, F> {
     kind: ApiKind,
-    resolve: impl FnOnce(i16, Version) -> Option<BodySpec>,
-    mut trace: Option<&mut dyn Sink>,
+    /// The body's description, asked once.
+    resolve: Option<F>,
+    trace: Option<&'t mut dyn Sink>,
+    /// Whether the body's values are kept (a decode) or only checked (a walk).
     keep: bool,
-    options: &DecodeOptions,
-    at: &mut usize,
-) -> Result<FrameParts, DecodeError> {
-    let total = options.declared_len(frame)?;
-    *at = 4;
-    if let Some(t) = trace.as_deref_mut() {
-        t.close(4); // size
-        t.close(4); // Frame
+    /// How far the frame has been read: where a failure's open node ends.
+    at: usize,
+    /// Where the body starts.
+    body_at: usize,
+}
+
+impl<F: FnOnce(i16, Version) -> Option<BodySpec>> MetaSet<'_, F> {
+    /// The body's description, refused as the typed frames refuse an API or version they
+    /// lack; the trace's root is named after it.
+    fn lookup(&mut self, api_key: i16, version: Version) -> Result<BodySpec, DecodeError> {
+        let spec = self
+            .resolve
+            .take()
+            .and_then(|resolve| resolve(api_key, version))
+            .ok_or_else(|| crate::frame::unknown_api_key(api_key))?;
+        // A version the API lacks is refused before the header is read, as by the typed frames.
+        crate::frame::check_version(self.kind, spec.meta, spec.version)?;
+        if let Some(root) = self.trace.as_deref_mut().and_then(|t| t.top()) {
+            root.name = spec.meta.name.to_owned();
+            root.ty = format!("message v{}", spec.version);
+        }
+        Ok(spec)
     }
-    let mut r = options.open_declared(frame, total)?;
-    let (key, version) = match kind {
-        ApiKind::Request => peek_request(frame)?,
-        ApiKind::Response => (0, 0),
-    };
-    let Some(spec) = resolve(key, version) else {
-        return Err(crate::frame::unknown_api_key(key));
-    };
-    let body = spec.meta;
-    let version = spec.version;
-    // A version the API lacks is refused before the header is read, as by the typed frames.
-    crate::frame::check_version(kind, body, version)?;
-    if let Some(t) = trace.as_deref_mut() {
-        if let Some(root) = t.top() {
-            root.name = body.name.to_owned();
-            root.ty = format!("message v{version}");
+
+    /// The header, read with its node.
+    fn header(&mut self, hv: Version, r: &mut Reader<'_>) -> Result<StructValue, DecodeError> {
+        let hmeta = header_meta(self.kind);
+        if let Some(t) = self.trace.as_deref_mut() {
+            let mut h = Node::new(hmeta.name, format!("v{hv}"), 4);
+            h.about = match self.kind {
+                ApiKind::Request => "common request header",
+                ApiKind::Response => "common response header",
+            }
+            .to_owned();
+            t.open(h);
+        }
+        let header = decode_with(hmeta, r, hv, reborrow(&mut self.trace), true)?;
+        self.body_at = r.position();
+        self.at = self.body_at;
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.close(self.body_at);
+        }
+        Ok(header)
+    }
+
+    /// The body, read (or walked) with its node.
+    fn body(&mut self, spec: BodySpec, r: &mut Reader<'_>) -> Result<StructValue, DecodeError> {
+        if let Some(t) = self.trace.as_deref_mut() {
+            let mut b = Node::new(spec.meta.name, "struct", r.position());
+            b.about = format!("message body, version {}", spec.version);
+            t.open(b);
+        }
+        let body = decode_with(
+            spec.meta,
+            r,
+            spec.version,
+            reborrow(&mut self.trace),
+            self.keep,
+        )?;
+        self.at = r.position();
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.close(r.position());
+        }
+        Ok(body)
+    }
+
+    /// The frame from its parts.
+    fn frame(&self, spec: BodySpec, header: StructValue, body: StructValue) -> Frame {
+        Frame {
+            kind: self.kind,
+            api_key: spec.api_key,
+            api_version: spec.version,
+            header,
+            body,
         }
     }
-    let hv = header_version(body, kind, spec.api_key, version);
-    let hmeta = header_meta(kind);
-    if let Some(t) = trace.as_deref_mut() {
-        let mut h = Node::new(hmeta.name, format!("v{hv}"), 4);
-        h.about = match kind {
-            ApiKind::Request => "common request header",
-            ApiKind::Response => "common response header",
+}
+
+impl<F: FnOnce(i16, Version) -> Option<BodySpec>> ApiSet for MetaSet<'_, F> {
+    type Api = BodySpec;
+    type RequestHeader = StructValue;
+    type ResponseHeader = StructValue;
+    type Request = StructValue;
+    type Response = StructValue;
+    type RequestFrame = Frame;
+    type ResponseFrame = Frame;
+
+    fn prefix_read(&mut self) {
+        self.at = 4;
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.close(4); // size
+            t.close(4); // Frame
         }
-        .to_owned();
-        t.open(h);
     }
-    let header = decode_with(hmeta, &mut r, hv, reborrow(&mut trace), true)
-        .map_err(|e| e.in_part("header"))?;
-    let body_at = r.position();
-    *at = body_at;
-    if let Some(t) = trace.as_deref_mut() {
-        t.close(body_at);
-        let mut b = Node::new(body.name, "struct", body_at);
-        b.about = format!("message body, version {version}");
-        t.open(b);
+    fn request_api(&mut self, api_key: i16, version: Version) -> Result<BodySpec, DecodeError> {
+        self.lookup(api_key, version)
     }
-    let body_v = decode_with(body, &mut r, version, reborrow(&mut trace), keep)
-        .map_err(|e| e.in_part("body"))?;
-    *at = r.position();
-    if let Some(t) = trace {
-        t.close(r.position());
+    fn response_api(&mut self, api_key: i16, version: Version) -> Result<BodySpec, DecodeError> {
+        self.lookup(api_key, version)
     }
-    let trailing = options.finish(&r)?;
-    let f = Frame {
-        kind,
-        api_key: spec.api_key,
-        api_version: version,
-        header,
-        body: body_v,
-    };
-    Ok((f, body_at, trailing))
+    fn request_header_version(&self, spec: BodySpec, version: Version) -> Version {
+        header_version(spec.meta, ApiKind::Request, spec.api_key, version)
+    }
+    fn response_header_version(&self, spec: BodySpec, version: Version) -> Version {
+        header_version(spec.meta, ApiKind::Response, spec.api_key, version)
+    }
+    fn decode_request_header(
+        &mut self,
+        header_version: Version,
+        r: &mut Reader<'_>,
+    ) -> Result<StructValue, DecodeError> {
+        self.header(header_version, r)
+    }
+    fn decode_response_header(
+        &mut self,
+        header_version: Version,
+        r: &mut Reader<'_>,
+    ) -> Result<StructValue, DecodeError> {
+        self.header(header_version, r)
+    }
+    fn decode_request(
+        &mut self,
+        spec: BodySpec,
+        _: Version,
+        r: &mut Reader<'_>,
+    ) -> Result<StructValue, DecodeError> {
+        self.body(spec, r)
+    }
+    fn decode_response(
+        &mut self,
+        spec: BodySpec,
+        _: Version,
+        r: &mut Reader<'_>,
+    ) -> Result<StructValue, DecodeError> {
+        self.body(spec, r)
+    }
+    fn encode_request(
+        &self,
+        body: &StructValue,
+        version: Version,
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
+        encode_into(body, version, out)
+    }
+    fn encode_response(
+        &self,
+        body: &StructValue,
+        version: Version,
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
+        encode_into(body, version, out)
+    }
+    fn request_frame(
+        &mut self,
+        spec: BodySpec,
+        _: Version,
+        header: StructValue,
+        body: StructValue,
+    ) -> Frame {
+        self.frame(spec, header, body)
+    }
+    fn response_frame(
+        &mut self,
+        spec: BodySpec,
+        _: Version,
+        header: StructValue,
+        body: StructValue,
+    ) -> Frame {
+        self.frame(spec, header, body)
+    }
 }
 
 /// Encodes a whole frame into a new vector: size prefix, header at the version the API calls

@@ -158,7 +158,10 @@ pub fn peek_response(frame: &Bytes) -> Result<i32, DecodeError> {
 /// [`allow_trailing_bytes`](Self::allow_trailing_bytes), and learns how many bytes were
 /// ignored from [`DecodedFrame::trailing_bytes`].
 ///
-/// The frame types of `kafka_wire_messages::apis!` take it in their `decode_with_options`.
+/// Every frame decoder takes one (`decode_request`, `decode_response`, the `decode` of the
+/// frame types of `kafka_wire_messages::apis!`, the metadata-driven frames, [`read_frame`]);
+/// `&DecodeOptions::DEFAULT`, [`from_max_frame_size`](Self::from_max_frame_size) and
+/// [`from_limits`](Self::from_limits) are the short ways to write one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct DecodeOptions {
@@ -168,18 +171,45 @@ pub struct DecodeOptions {
     /// of failing with `TrailingBytes`. Bytes beyond the frame's size prefix are still an
     /// error: they belong to no frame.
     pub allow_trailing_bytes: bool,
+    /// Decode an ApiVersions response that does not decode at the requested version again at
+    /// v0, as Kafka's clients do (`ApiVersionsResponse.parse`): a broker asked at a version it
+    /// does not support answers with a v0 body (error UNSUPPORTED_VERSION and the versions it
+    /// supports). The frame then says version 0, and encodes back to the same bytes; if
+    /// neither decodes, the error is the one at the requested version. On by default; the
+    /// response frames of `kafka_wire_messages::apis!` (and `AnyResponse`) apply it;
+    /// [`decode_response`] and the metadata-driven codec decode at the version given.
+    pub api_versions_fallback: bool,
 }
 
 impl DecodeOptions {
-    /// Strict decoding with Kafka's default limits.
+    /// Strict decoding with Kafka's default limits (and the ApiVersions fallback).
     pub const DEFAULT: DecodeOptions = DecodeOptions {
         limits: crate::DecodeLimits::DEFAULT,
         allow_trailing_bytes: false,
+        api_versions_fallback: true,
     };
 
     /// Strict decoding with Kafka's default limits ([`DecodeOptions::DEFAULT`]).
     pub const fn new() -> Self {
         Self::DEFAULT
+    }
+
+    /// Strict decoding with Kafka's default limits, but frames of up to `max` bytes (size
+    /// prefix excluded).
+    pub const fn from_max_frame_size(max: usize) -> Self {
+        Self::from_limits(crate::DecodeLimits::DEFAULT.max_frame_size(max))
+    }
+
+    /// Strict decoding enforcing `limits` (also `DecodeOptions::from(limits)`).
+    pub const fn from_limits(limits: crate::DecodeLimits) -> Self {
+        Self::DEFAULT.with_limits(limits)
+    }
+
+    /// These options, with the ApiVersions fallback on or off (see
+    /// [`api_versions_fallback`](Self::api_versions_fallback)).
+    pub const fn with_api_versions_fallback(mut self, on: bool) -> Self {
+        self.api_versions_fallback = on;
+        self
     }
 
     /// These options, enforcing `limits`.
@@ -240,7 +270,7 @@ impl Default for DecodeOptions {
 impl From<crate::DecodeLimits> for DecodeOptions {
     /// Strict decoding with `limits`.
     fn from(limits: crate::DecodeLimits) -> Self {
-        Self::DEFAULT.with_limits(limits)
+        Self::from_limits(limits)
     }
 }
 
@@ -312,79 +342,431 @@ pub(crate) fn check_version(
     })
 }
 
-/// Decodes a whole request frame (prefix included) of a known API.
+/// A set of Kafka APIs that whole frames are decoded against: what the one frame decode path
+/// ([`decode_request_in`], [`decode_response_in`]: size prefix, header, body, then
+/// [`DecodeOptions::finish`]) asks of whoever knows the APIs. The frames of
+/// `kafka_wire_messages::apis!` (the shipped set and a user's own, whose `Apis` type
+/// implements it), [`decode_request`]/[`decode_response`] (a set of one message type) and
+/// the metadata-driven codec's frames (`dynamic`, feature `json`) are its implementations;
+/// `AnyRequest`/`AnyResponse` are the shipped set, through [`Refusals`], with what is not in
+/// it kept as bytes.
+///
+/// The path is generic over the set, so it is compiled once per set, not per API; the set
+/// dispatches on the API inside its own methods. Errors are returned as the methods report
+/// them; the path adds the frame part (`header`, `body`) to the header's and body's.
+pub trait ApiSet {
+    /// One API of the set, as the set names it (`ApiKey` for `apis!`).
+    type Api: Copy;
+    /// A decoded request header.
+    type RequestHeader;
+    /// A decoded response header.
+    type ResponseHeader;
+    /// A decoded request body of any API of the set.
+    type Request;
+    /// A decoded response body of any API of the set.
+    type Response;
+    /// A whole decoded request frame, built from its parts by
+    /// [`request_frame`](Self::request_frame).
+    type RequestFrame;
+    /// A whole decoded response frame, built by [`response_frame`](Self::response_frame).
+    type ResponseFrame;
+
+    /// The API of a request frame whose header names `api_key` at `version`, or the error
+    /// that refuses it before its header is read (`UnknownApiKey` at the key, offset 4,
+    /// `UnsupportedVersion` at the version, offset 6, both in the `header` part). A frame
+    /// refused here is "not in the set": `AnyRequest` keeps it as bytes.
+    fn request_api(&mut self, api_key: i16, version: Version) -> Result<Self::Api, DecodeError>;
+    /// The API of a response answering a request of `api_key` at `version`, or the error that
+    /// refuses it before its header is read (at offset 4).
+    fn response_api(&mut self, api_key: i16, version: Version) -> Result<Self::Api, DecodeError>;
+    /// The request header version of `api` at `version`.
+    fn request_header_version(&self, api: Self::Api, version: Version) -> Version;
+    /// The response header version of `api` at `version`.
+    fn response_header_version(&self, api: Self::Api, version: Version) -> Version;
+    /// Decodes a request header at `header_version`.
+    fn decode_request_header(
+        &mut self,
+        header_version: Version,
+        r: &mut Reader<'_>,
+    ) -> Result<Self::RequestHeader, DecodeError>;
+    /// Decodes a response header at `header_version`.
+    fn decode_response_header(
+        &mut self,
+        header_version: Version,
+        r: &mut Reader<'_>,
+    ) -> Result<Self::ResponseHeader, DecodeError>;
+    /// Decodes the request body of `api` at `version`.
+    fn decode_request(
+        &mut self,
+        api: Self::Api,
+        version: Version,
+        r: &mut Reader<'_>,
+    ) -> Result<Self::Request, DecodeError>;
+    /// Decodes the response body of `api` at `version`.
+    fn decode_response(
+        &mut self,
+        api: Self::Api,
+        version: Version,
+        r: &mut Reader<'_>,
+    ) -> Result<Self::Response, DecodeError>;
+    /// Encodes a request body at `version` (no header, no size prefix).
+    fn encode_request(
+        &self,
+        body: &Self::Request,
+        version: Version,
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError>;
+    /// Encodes a response body at `version` (no header, no size prefix).
+    fn encode_response(
+        &self,
+        body: &Self::Response,
+        version: Version,
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError>;
+    /// A request frame from its decoded parts.
+    fn request_frame(
+        &mut self,
+        api: Self::Api,
+        version: Version,
+        header: Self::RequestHeader,
+        body: Self::Request,
+    ) -> Self::RequestFrame;
+    /// A response frame from its decoded parts.
+    fn response_frame(
+        &mut self,
+        api: Self::Api,
+        version: Version,
+        header: Self::ResponseHeader,
+        body: Self::Response,
+    ) -> Self::ResponseFrame;
+    /// Told once the size prefix has been read and checked against the frame size limit,
+    /// before the frame's length is checked against it (the metadata-driven codec's trace
+    /// closes its `size` node here). Nothing by default.
+    fn prefix_read(&mut self) {}
+}
+
+/// `set`, remembering whether it refused a frame's API or version ("not in the set", see
+/// [`ApiSet::request_api`]): what a caller that keeps such frames as bytes instead of failing
+/// (`AnyRequest`, `AnyResponse`) decodes against, so that the path's result stays the plain
+/// `Result` every other caller returns as it is (a decoded frame of hundreds of bytes is not
+/// moved through another wrapper).
+#[derive(Debug, Clone, Default)]
+pub struct Refusals<S> {
+    /// The set.
+    pub set: S,
+    /// Whether the set refused the last frame's API or version.
+    pub refused: bool,
+}
+
+impl<S> Refusals<S> {
+    /// `set`, nothing refused yet.
+    pub fn new(set: S) -> Self {
+        Refusals {
+            set,
+            refused: false,
+        }
+    }
+}
+
+impl<S: ApiSet> ApiSet for Refusals<S> {
+    type Api = S::Api;
+    type RequestHeader = S::RequestHeader;
+    type ResponseHeader = S::ResponseHeader;
+    type Request = S::Request;
+    type Response = S::Response;
+    type RequestFrame = S::RequestFrame;
+    type ResponseFrame = S::ResponseFrame;
+
+    fn request_api(&mut self, api_key: i16, version: Version) -> Result<S::Api, DecodeError> {
+        let res = self.set.request_api(api_key, version);
+        self.refused = res.is_err();
+        res
+    }
+    fn response_api(&mut self, api_key: i16, version: Version) -> Result<S::Api, DecodeError> {
+        let res = self.set.response_api(api_key, version);
+        self.refused = res.is_err();
+        res
+    }
+    fn request_header_version(&self, api: S::Api, version: Version) -> Version {
+        self.set.request_header_version(api, version)
+    }
+    fn response_header_version(&self, api: S::Api, version: Version) -> Version {
+        self.set.response_header_version(api, version)
+    }
+    fn decode_request_header(
+        &mut self,
+        header_version: Version,
+        r: &mut Reader<'_>,
+    ) -> Result<S::RequestHeader, DecodeError> {
+        self.set.decode_request_header(header_version, r)
+    }
+    fn decode_response_header(
+        &mut self,
+        header_version: Version,
+        r: &mut Reader<'_>,
+    ) -> Result<S::ResponseHeader, DecodeError> {
+        self.set.decode_response_header(header_version, r)
+    }
+    fn decode_request(
+        &mut self,
+        api: S::Api,
+        version: Version,
+        r: &mut Reader<'_>,
+    ) -> Result<S::Request, DecodeError> {
+        self.set.decode_request(api, version, r)
+    }
+    fn decode_response(
+        &mut self,
+        api: S::Api,
+        version: Version,
+        r: &mut Reader<'_>,
+    ) -> Result<S::Response, DecodeError> {
+        self.set.decode_response(api, version, r)
+    }
+    fn encode_request(
+        &self,
+        body: &S::Request,
+        version: Version,
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
+        self.set.encode_request(body, version, out)
+    }
+    fn encode_response(
+        &self,
+        body: &S::Response,
+        version: Version,
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
+        self.set.encode_response(body, version, out)
+    }
+    fn request_frame(
+        &mut self,
+        api: S::Api,
+        version: Version,
+        header: S::RequestHeader,
+        body: S::Request,
+    ) -> S::RequestFrame {
+        self.set.request_frame(api, version, header, body)
+    }
+    fn response_frame(
+        &mut self,
+        api: S::Api,
+        version: Version,
+        header: S::ResponseHeader,
+        body: S::Response,
+    ) -> S::ResponseFrame {
+        self.set.response_frame(api, version, header, body)
+    }
+    fn prefix_read(&mut self) {
+        self.refused = false;
+        self.set.prefix_read();
+    }
+}
+
+/// Decodes a whole request frame (prefix included) against `set`, the one path every request
+/// frame decoder takes: the size prefix against the frame size limit of `options`, the
+/// frame's length against the prefix, the API key and version (the set picks the API or
+/// refuses it), the header at the version the API calls for, the body, then the bytes left
+/// (refused, or counted if `options` allows them).
+#[inline]
+pub fn decode_request_in<S: ApiSet>(
+    set: &mut S,
+    frame: &Bytes,
+    options: &DecodeOptions,
+) -> Result<DecodedFrame<S::RequestFrame>, DecodeError> {
+    let total = options.declared_len(frame)?;
+    set.prefix_read();
+    let mut r = options.open_declared(frame, total)?;
+    let (key, version) = peek_request(frame)?;
+    let api = set.request_api(key, version)?;
+    let hv = set.request_header_version(api, version);
+    let header = set
+        .decode_request_header(hv, &mut r)
+        .map_err(|e| e.in_part("header"))?;
+    let body = set
+        .decode_request(api, version, &mut r)
+        .map_err(|e| e.in_part("body"))?;
+    let trailing = options.finish(&r)?;
+    Ok(DecodedFrame::new(
+        set.request_frame(api, version, header, body),
+        trailing,
+    ))
+}
+
+/// Decodes a whole response frame (prefix included) answering a request of `api_key` at
+/// `version` against `set`, in the steps of [`decode_request_in`]. With
+/// [`DecodeOptions::api_versions_fallback`], an ApiVersions response that does not decode at
+/// `version` is decoded again at v0 (the error, if that fails too, is the first one); a
+/// version the set refuses is not retried.
+#[inline]
+pub fn decode_response_in<S: ApiSet>(
+    set: &mut S,
+    frame: &Bytes,
+    api_key: i16,
+    version: Version,
+    options: &DecodeOptions,
+) -> Result<DecodedFrame<S::ResponseFrame>, DecodeError> {
+    let mut refused = false;
+    let res = response_at(set, frame, api_key, version, options, &mut refused);
+    match res {
+        Err(e)
+            if !refused
+                && options.api_versions_fallback
+                && api_key == crate::API_VERSIONS_KEY
+                && version > 0 =>
+        {
+            response_at(set, frame, api_key, 0, options, &mut refused).map_err(|_| e)
+        }
+        res => res,
+    }
+}
+
+/// [`decode_response_in`] at `version` alone; `refused` says whether the set refused it.
+#[inline]
+fn response_at<S: ApiSet>(
+    set: &mut S,
+    frame: &Bytes,
+    api_key: i16,
+    version: Version,
+    options: &DecodeOptions,
+    refused: &mut bool,
+) -> Result<DecodedFrame<S::ResponseFrame>, DecodeError> {
+    let total = options.declared_len(frame)?;
+    set.prefix_read();
+    let mut r = options.open_declared(frame, total)?;
+    let api = set
+        .response_api(api_key, version)
+        .inspect_err(|_| *refused = true)?;
+    let hv = set.response_header_version(api, version);
+    let header = set
+        .decode_response_header(hv, &mut r)
+        .map_err(|e| e.in_part("header"))?;
+    let body = set
+        .decode_response(api, version, &mut r)
+        .map_err(|e| e.in_part("body"))?;
+    let trailing = options.finish(&r)?;
+    Ok(DecodedFrame::new(
+        set.response_frame(api, version, header, body),
+        trailing,
+    ))
+}
+
+/// The set of one message type `M` (its request or response), which [`decode_request`] and
+/// [`decode_response`] decode against.
+struct One<M>(std::marker::PhantomData<M>);
+
+impl<M: ApiMessage> ApiSet for One<M> {
+    type Api = ();
+    type RequestHeader = RequestHeader;
+    type ResponseHeader = ResponseHeader;
+    type Request = M;
+    type Response = M;
+    type RequestFrame = (RequestHeader, M);
+    type ResponseFrame = (ResponseHeader, M);
+
+    fn request_api(&mut self, api_key: i16, version: Version) -> Result<(), DecodeError> {
+        if api_key != M::API_KEY {
+            return Err(unknown_api_key(api_key));
+        }
+        check_version(ApiKind::Request, M::META, version)
+    }
+    fn response_api(&mut self, _api_key: i16, version: Version) -> Result<(), DecodeError> {
+        check_version(ApiKind::Response, M::META, version)
+    }
+    fn request_header_version(&self, (): (), version: Version) -> Version {
+        M::header_version(version)
+    }
+    fn response_header_version(&self, (): (), version: Version) -> Version {
+        M::header_version(version)
+    }
+    fn decode_request_header(
+        &mut self,
+        header_version: Version,
+        r: &mut Reader<'_>,
+    ) -> Result<RequestHeader, DecodeError> {
+        RequestHeader::decode(r, header_version)
+    }
+    fn decode_response_header(
+        &mut self,
+        header_version: Version,
+        r: &mut Reader<'_>,
+    ) -> Result<ResponseHeader, DecodeError> {
+        ResponseHeader::decode(r, header_version)
+    }
+    fn decode_request(
+        &mut self,
+        (): (),
+        version: Version,
+        r: &mut Reader<'_>,
+    ) -> Result<M, DecodeError> {
+        M::decode(r, version)
+    }
+    fn decode_response(
+        &mut self,
+        (): (),
+        version: Version,
+        r: &mut Reader<'_>,
+    ) -> Result<M, DecodeError> {
+        M::decode(r, version)
+    }
+    fn encode_request(
+        &self,
+        body: &M,
+        version: Version,
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
+        body.encode(out, version)
+    }
+    fn encode_response(
+        &self,
+        body: &M,
+        version: Version,
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
+        body.encode(out, version)
+    }
+    fn request_frame(
+        &mut self,
+        (): (),
+        _: Version,
+        header: RequestHeader,
+        body: M,
+    ) -> (RequestHeader, M) {
+        (header, body)
+    }
+    fn response_frame(
+        &mut self,
+        (): (),
+        _: Version,
+        header: ResponseHeader,
+        body: M,
+    ) -> (ResponseHeader, M) {
+        (header, body)
+    }
+}
+
+/// Decodes a whole request frame (prefix included) of one known API, with the limits of
+/// `options` (frame size included) and, if `options` allows them, ignoring bytes left after
+/// the body; the result says how many were ignored. A frame of another API is
+/// `UnknownApiKey`.
 pub fn decode_request<M: ApiMessage>(
-    frame: &Bytes,
-    max_size: usize,
-) -> Result<(RequestHeader, M), DecodeError> {
-    decode_request_with_limits(frame, &crate::DecodeLimits::new().max_frame_size(max_size))
-}
-
-/// [`decode_request`] enforcing `limits` (its frame size limit included): a value above a
-/// limit is `LimitExceeded`, with its offset and field path.
-pub fn decode_request_with_limits<M: ApiMessage>(
-    frame: &Bytes,
-    limits: &crate::DecodeLimits,
-) -> Result<(RequestHeader, M), DecodeError> {
-    decode_request_with_options(frame, &DecodeOptions::from(*limits)).map(|d| d.frame)
-}
-
-/// [`decode_request`] with the limits of `options` (frame size included), and, if `options`
-/// allows them, ignoring bytes left after the body; the result says how many were ignored.
-pub fn decode_request_with_options<M: ApiMessage>(
     frame: &Bytes,
     options: &DecodeOptions,
 ) -> Result<DecodedFrame<(RequestHeader, M)>, DecodeError> {
-    let mut r = options.open(frame)?;
-    let (key, version) = peek_request(frame)?;
-    if key != M::API_KEY {
-        return Err(unknown_api_key(key));
-    }
-    check_version(ApiKind::Request, M::META, version)?;
-    let header = RequestHeader::decode(&mut r, M::header_version(version))
-        .map_err(|e| e.in_part("header"))?;
-    let body = M::decode(&mut r, version).map_err(|e| e.in_part("body"))?;
-    let trailing = options.finish(&r)?;
-    Ok(DecodedFrame::new((header, body), trailing))
+    decode_request_in(&mut One::<M>(std::marker::PhantomData), frame, options)
 }
 
-/// Decodes a whole response frame (prefix included) of a known API, answering a request at
-/// `version`.
+/// Decodes a whole response frame (prefix included) of one known API, answering a request
+/// at `version`, with `options` as [`decode_request`]; at `version` only (ApiVersions'
+/// fallback to v0 is the `apis!` frames', whose result says the version).
 pub fn decode_response<M: ApiMessage>(
-    frame: &Bytes,
-    version: Version,
-    max_size: usize,
-) -> Result<(ResponseHeader, M), DecodeError> {
-    decode_response_with_limits(
-        frame,
-        version,
-        &crate::DecodeLimits::new().max_frame_size(max_size),
-    )
-}
-
-/// [`decode_response`] enforcing `limits` (its frame size limit included).
-pub fn decode_response_with_limits<M: ApiMessage>(
-    frame: &Bytes,
-    version: Version,
-    limits: &crate::DecodeLimits,
-) -> Result<(ResponseHeader, M), DecodeError> {
-    decode_response_with_options(frame, version, &DecodeOptions::from(*limits)).map(|d| d.frame)
-}
-
-/// [`decode_response`] with the limits of `options` (frame size included), and, if `options`
-/// allows them, ignoring bytes left after the body; the result says how many were ignored.
-pub fn decode_response_with_options<M: ApiMessage>(
     frame: &Bytes,
     version: Version,
     options: &DecodeOptions,
 ) -> Result<DecodedFrame<(ResponseHeader, M)>, DecodeError> {
-    let mut r = options.open(frame)?;
-    check_version(ApiKind::Response, M::META, version)?;
-    let header = ResponseHeader::decode(&mut r, M::header_version(version))
-        .map_err(|e| e.in_part("header"))?;
-    let body = M::decode(&mut r, version).map_err(|e| e.in_part("body"))?;
-    let trailing = options.finish(&r)?;
-    Ok(DecodedFrame::new((header, body), trailing))
+    let options = options.with_api_versions_fallback(false);
+    let mut one = One::<M>(std::marker::PhantomData);
+    decode_response_in(&mut one, frame, M::API_KEY, version, &options)
 }
 
 /// Encodes one whole frame into `buf`, all or nothing: a size prefix, then what `contents`
@@ -564,15 +946,16 @@ pub fn read_ahead(received: usize, left: usize) -> usize {
 
 /// Reads one whole frame (prefix included) from a blocking reader.
 ///
-/// The size prefix is checked against `max_size` before anything else is read. The body is
+/// The size prefix is checked against the frame size limit of `options` before anything
+/// else is read. The body is
 /// read in chunks that grow with the bytes received (see [`read_ahead`]), so a peer that
 /// announces a large frame and sends nothing more holds a few KiB, not the announced size;
 /// the chunks are joined once the whole frame is there. End of input before the first byte
 /// is `ErrorKind::UnexpectedEof`, and so is end of input inside the frame.
-pub fn read_frame<R: io::Read + ?Sized>(r: &mut R, max_size: usize) -> io::Result<Bytes> {
+pub fn read_frame<R: io::Read + ?Sized>(r: &mut R, options: &DecodeOptions) -> io::Result<Bytes> {
     let mut prefix = [0u8; 4];
     r.read_exact(&mut prefix)?;
-    let total = frame_len(&prefix, max_size)
+    let total = frame_len(&prefix, options.limits.frame_size())
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?
         .unwrap_or(4);
     // The first chunk holds the prefix too, so that a small frame is one allocation.
@@ -593,14 +976,6 @@ pub fn read_frame<R: io::Read + ?Sized>(r: &mut R, max_size: usize) -> io::Resul
         chunks.push(chunk);
     }
     Ok(Bytes::from(chunks.concat()))
-}
-
-/// [`read_frame`] with the frame size limit of `limits`.
-pub fn read_frame_with_limits<R: io::Read + ?Sized>(
-    r: &mut R,
-    limits: &crate::DecodeLimits,
-) -> io::Result<Bytes> {
-    read_frame(r, limits.frame_size())
 }
 
 /// Writes a request frame to a blocking writer, with `write_vectored`: long `bytes` and

@@ -72,8 +72,9 @@ pub const DEFAULT_MAX_DECOMPRESSED_BATCH: usize = 64 * 1024 * 1024;
 
 /// Limits on what a decode accepts, on top of what the input can hold. Build with
 /// [`DecodeLimits::new`] (the defaults) and the setters; give them to a [`Reader`](crate::Reader)
-/// ([`Reader::with_limits`](crate::Reader::with_limits)), to
-/// [`frame::read_frame_with_limits`](crate::frame::read_frame_with_limits), to the tokio
+/// ([`Reader::with_limits`](crate::Reader::with_limits)), to every frame decoder and to
+/// [`frame::read_frame`](crate::frame::read_frame) as a
+/// [`DecodeOptions`](crate::frame::DecodeOptions) (`DecodeOptions::from(limits)`), to the tokio
 /// codec (`FrameCodec::with_limits`) and, with the `records` feature, to the record-batch
 /// reader (`records::ReadOptions::from_limits`, `Records::batches_with_limits`), so one value
 /// configures a server.

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use futures_util::StreamExt;
 use kafka_wire::bytes::BytesMut;
 use kafka_wire::codec::{CodecError, Decoder, FrameCodec};
-use kafka_wire::frame::{self, DEFAULT_MAX_FRAME_SIZE};
+use kafka_wire::frame;
 use kafka_wire::Bytes;
 
 #[global_allocator]
@@ -158,7 +158,7 @@ fn a_thousand_idle_100_mb_prefixes_through_read_frame() {
                     let mut peek = [0u8; 4];
                     while s.peek(&mut peek).unwrap() < 4 {}
                     reading.fetch_add(1, Ordering::Relaxed);
-                    frame::read_frame(&mut s, DEFAULT_MAX_FRAME_SIZE).map(|f| f.len())
+                    frame::read_frame(&mut s, &frame::DecodeOptions::DEFAULT).map(|f| f.len())
                 })
                 .unwrap(),
         );
@@ -210,11 +210,11 @@ fn read_frame_reads_a_large_frame_in_chunks() {
         at: 0,
         max_ahead: 0,
     };
-    let f = frame::read_frame(&mut t, DEFAULT_MAX_FRAME_SIZE).unwrap();
+    let f = frame::read_frame(&mut t, &frame::DecodeOptions::DEFAULT).unwrap();
     assert_eq!(&f[..], &data[..]);
     assert!(t.max_ahead <= frame::READ_CHUNK_MAX, "{}", t.max_ahead);
     // A prefix announcing more than arrives: UnexpectedEof, having held one chunk.
     let mut short = &PREFIX[..];
-    let e = frame::read_frame(&mut short, DEFAULT_MAX_FRAME_SIZE).unwrap_err();
+    let e = frame::read_frame(&mut short, &frame::DecodeOptions::DEFAULT).unwrap_err();
     assert_eq!(e.kind(), std::io::ErrorKind::UnexpectedEof);
 }

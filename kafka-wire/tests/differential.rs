@@ -15,8 +15,8 @@
 //!
 //! The same structs are also compared as whole request frames (size prefix, header, body),
 //! mutated, under random [`DecodeLimits`] and with or without trailing bytes allowed: the
-//! typed frame decoder (`frame::decode_request_with_options`) and the metadata-driven one
-//! (`dynamic::decode_request_frame_with_options`) must give the same header, body and
+//! typed frame decoder (`frame::decode_request`) and the metadata-driven one
+//! (`dynamic::decode_request_frame`) must give the same header, body and
 //! ignored byte count, or the same error.
 
 use bytes::Bytes;
@@ -489,8 +489,8 @@ fn compare_frames<M: ApiMessage + PartialEq + std::fmt::Debug>(
         let options = DecodeOptions::new()
             .with_limits(random_limits(&mut rng, b.len()))
             .with_trailing_bytes(rng.below(2) == 0);
-        let t = frame::decode_request_with_options::<M>(&b, &options);
-        let d = dynamic::decode_request_frame_with_options(
+        let t = frame::decode_request::<M>(&b, &options);
+        let d = dynamic::decode_request_frame(
             &b,
             |k| (k == M::API_KEY).then_some(meta),
             None,

@@ -21,6 +21,7 @@ use std::process::ExitCode;
 use bytes::Bytes;
 use clap::{Parser, Subcommand, ValueEnum};
 use kafka_wire::dynamic::{self, BodySpec, Sink, StructValue, WalkedFrame, WriteJsonError};
+use kafka_wire::frame::DecodeOptions;
 use kafka_wire::json::{frame_from_json, JsonError};
 use kafka_wire::{ApiKind, DecodeError, StructMeta, Version, VersionRange};
 use kafka_wire_messages::ApiKey;
@@ -606,13 +607,15 @@ fn walk_frame(
             meta: k.response_meta(),
             version,
         };
-        return Ok(dynamic::walk_response_frame(bytes, spec, sink)?);
+        return Ok(dynamic::walk_response_frame(bytes, spec, sink, &DecodeOptions::DEFAULT)?.frame);
     }
     let frame = dynamic::walk_request_frame(
         bytes,
         |key| ApiKey::from_i16(key).map(ApiKey::request_meta),
         sink,
+        &DecodeOptions::DEFAULT,
     )
+    .map(|d| d.frame)
     .map_err(|e| {
         let mut f = Failure::from(e);
         if target.api.is_none() && target.version.is_none() {
@@ -654,7 +657,7 @@ fn response_hint(bytes: &Bytes) -> String {
                 meta,
                 version,
             };
-            if dynamic::walk_response_frame(bytes, spec, None).is_ok() {
+            if dynamic::walk_response_frame(bytes, spec, None, &DecodeOptions::DEFAULT).is_ok() {
                 fits.push(format!("--api {} --version {version}", api.name()));
             }
         }

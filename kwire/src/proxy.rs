@@ -26,13 +26,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use futures_util::StreamExt;
 use kafka_wire::codec::{CodecError, FrameCodec};
-use kafka_wire::correlation::CorrelationTracker;
+use kafka_wire::correlation::{CorrelationTracker, TrackError};
 use kafka_wire::dynamic::{self, BodySpec};
 use kafka_wire::frame::{self, DecodeOptions, RequestPeek};
 use kafka_wire::records::ReadOptions;
-use kafka_wire::{
-    ApiKind, Bytes, DecodeLimits, EncodeError, Reader, Records, Str, Vectored, Version,
-};
+use kafka_wire::{ApiKind, Bytes, EncodeError, Reader, Records, Str, Vectored, Version};
 use kafka_wire_messages::{known, AnyRequest, AnyResponse, ApiKey, ResponseBody};
 use serde_json::Value as Json;
 use tokio::io::AsyncWriteExt;
@@ -641,8 +639,19 @@ impl Shared {
     }
 
     fn on_request(&self, conn: u64, tracker: &Mutex<CorrelationTracker>, frame: Bytes) -> Bytes {
+        let options = DecodeOptions::from_max_frame_size(self.cfg.max_frame_size);
+        let decoded = AnyRequest::decode(&frame, &options).map(|d| d.frame);
+        // What to track comes from the header as decoded (an opaque frame's fixed fields, read
+        // once by the decode); only a frame that does not decode is peeked for it.
+        let peek = match &decoded {
+            Ok(any) => Ok(any.peek()),
+            Err(_) => frame::peek_request_header(&frame),
+        };
         // Track before forwarding: once the bytes leave, the answer can come back at once.
-        let peek = match lock(tracker).track_frame(&frame) {
+        let tracked = peek
+            .map_err(TrackError::from)
+            .and_then(|p| lock(tracker).track(p.correlation_id, p).map(|()| p));
+        let peek = match tracked {
             Ok(p) => p,
             Err(e) => {
                 self.connection_error(format!("c{conn}: request not tracked: {e}"));
@@ -650,7 +659,7 @@ impl Shared {
             }
         };
         let mut extra = Extra::default();
-        let (out, outcome) = match AnyRequest::decode(&frame, self.cfg.max_frame_size) {
+        let (out, outcome) = match decoded {
             Ok(AnyRequest::Decoded(f)) => {
                 if apis::expects_no_response(&f.body) {
                     lock(tracker).complete(peek.correlation_id);
@@ -686,10 +695,8 @@ impl Shared {
         // Read as Java's clients read: bytes after a body are ignored (librdkafka's mock
         // appends one to its Metadata v12 answers), so such a frame is still understood.
         let options =
-            DecodeOptions::from(DecodeLimits::new().max_frame_size(self.cfg.max_frame_size))
-                .with_trailing_bytes(true);
-        let decoded =
-            AnyResponse::decode_with_options(&frame, peek.api_key, peek.api_version, &options);
+            DecodeOptions::from_max_frame_size(self.cfg.max_frame_size).with_trailing_bytes(true);
+        let decoded = AnyResponse::decode(&frame, peek.api_key, peek.api_version, &options);
         let mut extra = Extra::default();
         let (mut out, outcome, version, mut rewritten) = match decoded {
             Ok(d) if d.trailing_bytes > 0 => {
@@ -1025,8 +1032,10 @@ fn json_line(
             frame,
             |k| ApiKey::from_i16(k).map(ApiKey::request_meta),
             None,
+            &DecodeOptions::DEFAULT,
         )
-        .ok(),
+        .ok()
+        .map(|d| d.frame),
         (Some(api), _) => dynamic::walk_response_frame(
             frame,
             BodySpec {
@@ -1035,8 +1044,10 @@ fn json_line(
                 version,
             },
             None,
+            &DecodeOptions::DEFAULT,
         )
-        .ok(),
+        .ok()
+        .map(|d| d.frame),
     };
     let mut records = |data: &Bytes, _at: usize, w: &mut dyn Write| -> std::io::Result<()> {
         if log_records {
@@ -1278,7 +1289,9 @@ mod tests {
         let mut b = kafka_wire::records::BatchBuilder::new(0);
         b.append(1, None, Some(&[7u8; 3000]), &[]);
         let frame = produce_frame(Records(b.build().unwrap()));
-        let req = kafka_wire_messages::RequestFrame::decode(&frame).unwrap();
+        let req = kafka_wire_messages::RequestFrame::decode(&frame, &DecodeOptions::DEFAULT)
+            .unwrap()
+            .frame;
         let mut v = Vectored::new();
         req.encode_vectored(&mut v).unwrap();
         // The batch is referenced (it is long), and it is the frame's own bytes.

@@ -6,6 +6,7 @@ use std::process::{Command, Output, Stdio};
 
 use bytes::Bytes;
 use kafka_wire::dynamic::{self, Frame, StructValue};
+use kafka_wire::frame::DecodeOptions;
 use kafka_wire::{ApiKind, Version};
 use kafka_wire_messages::ApiKey;
 
@@ -307,10 +308,11 @@ fn decode_then_encode_is_byte_exact_on_richer_frames() {
                 &b,
                 ApiKey::from_i16(w[1].parse().unwrap()).unwrap(),
                 v,
+                &DecodeOptions::DEFAULT,
             )
             .is_ok()
         } else {
-            kafka_wire_messages::RequestFrame::decode(&b).is_ok()
+            kafka_wire_messages::RequestFrame::decode(&b, &DecodeOptions::DEFAULT).is_ok()
         };
         assert!(ok, "{line}");
     }
@@ -564,7 +566,9 @@ fn apis_by_name_minimal_examples_and_response_hints() {
             .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
             .collect::<Vec<u8>>(),
     );
-    let decoded = kafka_wire_messages::RequestFrame::decode(&frame).unwrap();
+    let decoded = kafka_wire_messages::RequestFrame::decode(&frame, &DecodeOptions::DEFAULT)
+        .unwrap()
+        .frame;
     let kafka_wire_messages::RequestBody::Fetch(body) = &decoded.body else {
         panic!("not Fetch")
     };

@@ -6,7 +6,7 @@
 //! the rest at its defaults, as Java's `getErrorResponse`). [`ServedApis`] covers the rest:
 //!
 //! ```
-//! use kafka_wire::{Bytes, ErrorCode, VersionRange};
+//! use kafka_wire::{Bytes, DecodeOptions, ErrorCode, VersionRange};
 //! use kafka_wire_messages::answer::ServedApis;
 //! use kafka_wire_messages::{ApiKey, ApiVersionsRequest, RequestFrame, ResponseBody};
 //!
@@ -27,7 +27,7 @@
 //! // An ApiVersions request at v9, which nothing declares: it does not decode, and Kafka
 //! // answers UNSUPPORTED_VERSION at v0, listing the ApiVersions versions served (KIP-511).
 //! let frame = Bytes::from_static(b"\0\0\0\x0a\0\x12\0\x09\0\0\0\x05\xff\xff");
-//! assert!(RequestFrame::decode(&frame).is_err());
+//! assert!(RequestFrame::decode(&frame, &DecodeOptions::DEFAULT).is_err());
 //! let answer = served.answer_undecodable(&frame).unwrap();
 //! assert_eq!((answer.version, answer.header.correlation_id), (0, 5));
 //! let ResponseBody::ApiVersions(body) = &answer.body else { unreachable!() };

@@ -87,8 +87,9 @@ macro_rules! __body_impl {
 }
 
 /// Declares the run-time dispatch over a list of APIs: an `ApiKey` enum, `RequestBody` and
-/// `ResponseBody` enums, and `RequestFrame` / `ResponseFrame` (whole frames, decoded by API key
-/// and version), in the module where it is called.
+/// `ResponseBody` enums, `RequestFrame` / `ResponseFrame` (whole frames, decoded by API key
+/// and version), and `Apis`, the list as a [`kafka_wire::frame::ApiSet`] (what the runtime's
+/// one frame decode path decodes those frames against), in the module where it is called.
 ///
 /// This crate's own [`ApiKey`](crate::ApiKey), [`RequestBody`](crate::RequestBody),
 /// [`ResponseBody`](crate::ResponseBody), [`RequestFrame`](crate::RequestFrame) and
@@ -160,6 +161,7 @@ macro_rules! __body_impl {
 /// }
 ///
 /// use kafka_wire::Bytes;
+/// use kafka_wire::frame::DecodeOptions;
 /// use my_apis::{ApiKey, HeartbeatRequest, RequestBody, RequestFrame};
 ///
 /// // Heartbeat v3 from group "g", generation 1, member "m", null instance id, laid out by
@@ -168,7 +170,7 @@ macro_rules! __body_impl {
 ///     b"\x00\x00\x00\x17\x00\x0c\x00\x03\x00\x00\x00\x07\x00\x01c\
 ///       \x00\x01g\x00\x00\x00\x01\x00\x01m\xff\xff",
 /// );
-/// let frame = RequestFrame::decode(&wire).unwrap();
+/// let frame = RequestFrame::decode(&wire, &DecodeOptions::DEFAULT).unwrap().frame;
 /// assert_eq!(frame.api_key(), ApiKey::Heartbeat);
 /// let RequestBody::Heartbeat(hb) = &frame.body else { panic!("not a heartbeat") };
 /// assert_eq!((&*hb.group_id, hb.generation_id), ("g", 1));
@@ -212,6 +214,7 @@ macro_rules! __body_impl {
 ///     }
 /// }
 ///
+/// use kafka_wire::frame::DecodeOptions;
 /// use all_apis::{ApiKey, EchoRequest, RequestBody, RequestFrame};
 ///
 /// // Every shipped API is there, under the shipped names, and Echo after them.
@@ -224,7 +227,7 @@ macro_rules! __body_impl {
 ///     1, None, 12, kafka_wire_messages::MetadataRequest::default(),
 /// );
 /// let bytes = metadata.to_bytes().unwrap();
-/// let back = RequestFrame::decode(&bytes).unwrap();
+/// let back = RequestFrame::decode(&bytes, &DecodeOptions::DEFAULT).unwrap().frame;
 /// assert!(matches!(back.body, RequestBody::Metadata(_)));
 /// assert_eq!(back.to_bytes().unwrap(), bytes);
 ///
@@ -232,7 +235,7 @@ macro_rules! __body_impl {
 /// let echo = RequestFrame::new(2, None, 0, EchoRequest { text: "hi".into(), ..Default::default() });
 /// let bytes = echo.to_bytes().unwrap();
 /// assert_eq!(&bytes[..], b"\x00\x00\x00\x0f\x75\x30\x00\x00\x00\x00\x00\x02\xff\xff\x00\x03hi\x00");
-/// assert_eq!(RequestFrame::decode(&bytes).unwrap(), echo);
+/// assert_eq!(RequestFrame::decode(&bytes, &DecodeOptions::DEFAULT).unwrap().frame, echo);
 /// ```
 #[macro_export]
 macro_rules! apis {
@@ -596,6 +599,138 @@ macro_rules! __apis_impl {
             }
         }
 
+        /// The APIs of this list as one [`ApiSet`](kafka_wire::frame::ApiSet): what the
+        /// runtime's one frame decode path (`frame::decode_request_in`,
+        /// `decode_response_in`) decodes [`RequestFrame`]s and [`ResponseFrame`]s against.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+        pub struct Apis;
+
+        impl $crate::__private::frame::ApiSet for Apis {
+            type Api = ApiKey;
+            type RequestHeader = $crate::__private::RequestHeader;
+            type ResponseHeader = $crate::__private::ResponseHeader;
+            type Request = RequestBody;
+            type Response = ResponseBody;
+            type RequestFrame = RequestFrame;
+            type ResponseFrame = ResponseFrame;
+
+            /// The API, if declared and compiled in at `version`: else `UnknownApiKey` or
+            /// `ApiNotCompiled` at the key (offset 4), `UnsupportedVersion` at the version (6).
+            fn request_api(&mut self, key: i16, version: $crate::__private::Version) -> Result<ApiKey, $crate::__private::DecodeError> {
+                let api = ApiKey::from_i16(key).ok_or_else(|| {
+                    $crate::__private::DecodeError::new($crate::__private::DecodeErrorKind::UnknownApiKey(key), 4)
+                        .in_field("request_api_key")
+                        .in_part("header")
+                })?;
+                if !api.is_compiled() {
+                    return Err($crate::__private::not_compiled(api.name(), api.__facts().features, 4)
+                        .in_field("request_api_key")
+                        .in_part("header"));
+                }
+                if !api.request_versions().contains(version) {
+                    return Err($crate::__private::unsupported(api.name(), version, 6)
+                        .in_field("request_api_version")
+                        .in_part("header"));
+                }
+                Ok(api)
+            }
+
+            /// The API, if declared and compiled in with `version` among its response
+            /// versions: else an error at offset 4.
+            fn response_api(&mut self, key: i16, version: $crate::__private::Version) -> Result<ApiKey, $crate::__private::DecodeError> {
+                let api = ApiKey::from_i16(key).ok_or_else(|| {
+                    $crate::__private::DecodeError::new($crate::__private::DecodeErrorKind::UnknownApiKey(key), 4)
+                })?;
+                if !api.is_compiled() {
+                    return Err($crate::__private::not_compiled(api.name(), api.__facts().features, 4));
+                }
+                if !api.response_versions().contains(version) {
+                    return Err($crate::__private::unsupported(api.name(), version, 4));
+                }
+                Ok(api)
+            }
+
+            fn request_header_version(&self, api: ApiKey, version: $crate::__private::Version) -> $crate::__private::Version {
+                api.request_header_version(version)
+            }
+
+            fn response_header_version(&self, api: ApiKey, version: $crate::__private::Version) -> $crate::__private::Version {
+                api.response_header_version(version)
+            }
+
+            fn decode_request_header(
+                &mut self,
+                header_version: $crate::__private::Version,
+                r: &mut $crate::__private::Reader<'_>,
+            ) -> Result<$crate::__private::RequestHeader, $crate::__private::DecodeError> {
+                <$crate::__private::RequestHeader as $crate::__private::KafkaMessage>::decode(r, header_version)
+            }
+
+            fn decode_response_header(
+                &mut self,
+                header_version: $crate::__private::Version,
+                r: &mut $crate::__private::Reader<'_>,
+            ) -> Result<$crate::__private::ResponseHeader, $crate::__private::DecodeError> {
+                <$crate::__private::ResponseHeader as $crate::__private::KafkaMessage>::decode(r, header_version)
+            }
+
+            fn decode_request(
+                &mut self,
+                api: ApiKey,
+                version: $crate::__private::Version,
+                r: &mut $crate::__private::Reader<'_>,
+            ) -> Result<RequestBody, $crate::__private::DecodeError> {
+                RequestBody::decode(api, version, r)
+            }
+
+            fn decode_response(
+                &mut self,
+                api: ApiKey,
+                version: $crate::__private::Version,
+                r: &mut $crate::__private::Reader<'_>,
+            ) -> Result<ResponseBody, $crate::__private::DecodeError> {
+                ResponseBody::decode(api, version, r)
+            }
+
+            fn encode_request(
+                &self,
+                body: &RequestBody,
+                version: $crate::__private::Version,
+                out: &mut Vec<u8>,
+            ) -> Result<(), $crate::__private::EncodeError> {
+                body.encode(out, version)
+            }
+
+            fn encode_response(
+                &self,
+                body: &ResponseBody,
+                version: $crate::__private::Version,
+                out: &mut Vec<u8>,
+            ) -> Result<(), $crate::__private::EncodeError> {
+                body.encode(out, version)
+            }
+
+            fn request_frame(
+                &mut self,
+                _: ApiKey,
+                _: $crate::__private::Version,
+                header: $crate::__private::RequestHeader,
+                body: RequestBody,
+            ) -> RequestFrame {
+                RequestFrame { header, body }
+            }
+
+            fn response_frame(
+                &mut self,
+                api_key: ApiKey,
+                version: $crate::__private::Version,
+                header: $crate::__private::ResponseHeader,
+                body: ResponseBody,
+            ) -> ResponseFrame {
+                ResponseFrame { header, api_key, version, body }
+            }
+        }
+
         /// A whole request: header and body. The API and version are the header's.
         #[derive(Debug, Clone, PartialEq)]
         pub struct RequestFrame {
@@ -648,95 +783,21 @@ macro_rules! __apis_impl {
                 self.header.request_api_version
             }
 
-            /// Decodes a whole request frame (4-byte size prefix included) of any declared API, with
-            /// Kafka's default maximum frame size.
-            pub fn decode(frame: &$crate::__private::Bytes) -> Result<Self, $crate::__private::DecodeError> {
-                Self::decode_with_max(frame, $crate::__private::DEFAULT_MAX_FRAME_SIZE)
-            }
-
-            /// [`decode`](Self::decode) from a borrowed slice, which is copied first (strings and
-            /// byte fields of the result share the copy).
-            pub fn decode_slice(frame: &[u8]) -> Result<Self, $crate::__private::DecodeError> {
-                Self::decode(&$crate::__private::Bytes::copy_from_slice(frame))
-            }
-
-            /// Decodes a whole request frame, rejecting a size prefix above `max_size` before
-            /// reading further.
+            /// Decodes a whole request frame (4-byte size prefix included) of any declared API,
+            /// with the limits of `options` (a size prefix above the frame size limit is
+            /// rejected before reading further) and, if `options` allows them, ignoring bytes
+            /// left after the body (Java's brokers do not look past it); the result says how
+            /// many were ignored. `&DecodeOptions::DEFAULT` is Kafka's defaults, strict.
             ///
             /// As a broker does, it peeks the API key and version, picks the header version from
             /// them, then decodes header and body. An undeclared key is `UnknownApiKey`, a version
             /// outside the API's request versions `UnsupportedVersion`, and bytes left after the
-            /// body `TrailingBytes`.
-            pub fn decode_with_max(frame: &$crate::__private::Bytes, max_size: usize) -> Result<Self, $crate::__private::DecodeError> {
-                let options = $crate::__private::DecodeOptions::DEFAULT
-                    .with_limits($crate::__private::DecodeLimits::DEFAULT.max_frame_size(max_size));
-                Self::decode_counting(frame, &options, &mut 0)
-            }
-
-            /// Decodes a whole request frame as [`decode_with_max`](Self::decode_with_max) does,
-            /// enforcing `limits` (its frame size limit included): a value above a limit is
-            /// `LimitExceeded`, with its offset and field path.
-            pub fn decode_with_limits(
-                frame: &$crate::__private::Bytes,
-                limits: &$crate::__private::DecodeLimits,
-            ) -> Result<Self, $crate::__private::DecodeError> {
-                Self::decode_counting(frame, &$crate::__private::DecodeOptions::from(*limits), &mut 0)
-            }
-
-            /// Decodes a whole request frame as [`decode_with_max`](Self::decode_with_max) does,
-            /// with the limits of `options` (frame size included), and, if `options` allows
-            /// them, ignoring bytes left after the body (Java's brokers do not look past it); the
-            /// result says how many were ignored.
-            pub fn decode_with_options(
+            /// body `TrailingBytes` unless allowed.
+            pub fn decode(
                 frame: &$crate::__private::Bytes,
                 options: &$crate::__private::DecodeOptions,
             ) -> Result<$crate::__private::DecodedFrame<Self>, $crate::__private::DecodeError> {
-                let mut trailing = 0;
-                match Self::decode_counting(frame, options, &mut trailing) {
-                    Ok(f) => Ok($crate::__private::DecodedFrame::new(f, trailing)),
-                    Err(e) => Err(e),
-                }
-            }
-
-            /// [`decode_with_options`](Self::decode_with_options) returning the frame itself, the
-            /// bytes ignored after it in `trailing`, so that `decode` does not take the frame
-            /// out of a `DecodedFrame`: each such move is a copy of about 500 bytes (the size
-            /// of the largest body). Two remain, the body into the frame and the frame into
-            /// the caller's slot: their layouts differ.
-            fn decode_counting(
-                frame: &$crate::__private::Bytes,
-                options: &$crate::__private::DecodeOptions,
-                trailing: &mut usize,
-            ) -> Result<Self, $crate::__private::DecodeError> {
-                let mut r = options.open(frame)?;
-                let (key, version) = $crate::__private::frame::peek_request(frame)?;
-                let api = ApiKey::from_i16(key).ok_or_else(|| {
-                    $crate::__private::DecodeError::new($crate::__private::DecodeErrorKind::UnknownApiKey(key), 4)
-                        .in_field("request_api_key")
-                        .in_part("header")
-                })?;
-                if !api.is_compiled() {
-                    return Err($crate::__private::not_compiled(api.name(), api.__facts().features, 4)
-                        .in_field("request_api_key")
-                        .in_part("header"));
-                }
-                if !api.request_versions().contains(version) {
-                    return Err($crate::__private::unsupported(api.name(), version, 6)
-                        .in_field("request_api_version")
-                        .in_part("header"));
-                }
-                let header = <$crate::__private::RequestHeader as $crate::__private::KafkaMessage>::decode(&mut r, api.request_header_version(version))
-                    .map_err(|e| e.in_part("header"))?;
-                match RequestBody::decode(api, version, &mut r) {
-                    Ok(body) => match options.finish(&r) {
-                        Ok(t) => {
-                            *trailing = t;
-                            Ok(RequestFrame { header, body })
-                        }
-                        Err(e) => Err(e),
-                    },
-                    Err(e) => Err(e.in_part("body")),
-                }
+                $crate::__private::frame::decode_request_in(&mut Apis, frame, options)
             }
 
             /// Decodes only the request header of a frame, whatever its body: what a broker needs to
@@ -746,15 +807,13 @@ macro_rules! __apis_impl {
             ///
             /// The header version follows the API's flexible versions, even above its highest
             /// version; for an undeclared API key it is v1 (v2 only appends a tagged section to the
-            /// same fields). The size prefix is checked against `max_size`; the body is not read.
-            pub fn decode_header(frame: &$crate::__private::Bytes, max_size: usize) -> Result<$crate::__private::RequestHeader, $crate::__private::DecodeError> {
-                Self::decode_header_with_limits(frame, &$crate::__private::DecodeLimits::DEFAULT.max_frame_size(max_size))
-            }
-
-            /// [`decode_header`](Self::decode_header) enforcing `limits` (the frame size limit,
-            /// and the string limit on the client id).
-            pub fn decode_header_with_limits(frame: &$crate::__private::Bytes, limits: &$crate::__private::DecodeLimits) -> Result<$crate::__private::RequestHeader, $crate::__private::DecodeError> {
-                let mut r = $crate::__private::frame::open_frame(frame, limits.frame_size())?.limited(limits);
+            /// same fields). The size prefix is checked against the frame size limit of `options`
+            /// and the client id against its string limit; the body is not read.
+            pub fn decode_header(
+                frame: &$crate::__private::Bytes,
+                options: &$crate::__private::DecodeOptions,
+            ) -> Result<$crate::__private::RequestHeader, $crate::__private::DecodeError> {
+                let mut r = options.open(frame)?;
                 let (key, version) = $crate::__private::frame::peek_request(frame)?;
                 let header_version =
                     ApiKey::from_i16(key).map_or(1, |api| api.request_header_version(version));
@@ -856,125 +915,22 @@ macro_rules! __apis_impl {
             }
 
             /// Decodes a whole response frame (size prefix included) answering a request of
-            /// `api_key` at `version`, with Kafka's default maximum frame size.
-            pub fn decode(frame: &$crate::__private::Bytes, api_key: ApiKey, version: $crate::__private::Version) -> Result<Self, $crate::__private::DecodeError> {
-                Self::decode_with_max(frame, api_key, version, $crate::__private::DEFAULT_MAX_FRAME_SIZE)
-            }
-
-            /// [`decode`](Self::decode) from a borrowed slice, which is copied first.
-            pub fn decode_slice(frame: &[u8], api_key: ApiKey, version: $crate::__private::Version) -> Result<Self, $crate::__private::DecodeError> {
-                Self::decode(&$crate::__private::Bytes::copy_from_slice(frame), api_key, version)
-            }
-
-            /// [`decode_with_max`](Self::decode_with_max), with the fallback Kafka's clients apply to
-            /// ApiVersions: a broker asked at a version it does not support answers with a v0 body
-            /// (error UNSUPPORTED_VERSION and the versions it does support), so when an ApiVersions
-            /// response does not decode at the requested version it is decoded again at v0. The
-            /// frame's `version` then says 0, and re-encoding it gives the bytes back. If neither
-            /// decodes, the error is the one at the requested version.
-            pub fn decode_with_fallback(
-                frame: &$crate::__private::Bytes,
-                api_key: ApiKey,
-                version: $crate::__private::Version,
-                max_size: usize,
-            ) -> Result<Self, $crate::__private::DecodeError> {
-                let options = $crate::__private::DecodeOptions::DEFAULT
-                    .with_limits($crate::__private::DecodeLimits::DEFAULT.max_frame_size(max_size));
-                Self::decode_with_fallback_options(frame, api_key, version, &options).map(|d| d.frame)
-            }
-
-            /// [`decode_with_fallback`](Self::decode_with_fallback) with the limits and leniency
-            /// of `options` (see [`decode_with_options`](Self::decode_with_options)).
-            pub fn decode_with_fallback_options(
-                frame: &$crate::__private::Bytes,
-                api_key: ApiKey,
-                version: $crate::__private::Version,
-                options: &$crate::__private::DecodeOptions,
-            ) -> Result<$crate::__private::DecodedFrame<Self>, $crate::__private::DecodeError> {
-                match Self::decode_with_options(frame, api_key, version, options) {
-                    Err(e) if api_key.key() == $crate::__private::kafka_wire::API_VERSIONS_KEY && version > 0 => {
-                        Self::decode_with_options(frame, api_key, 0, options).map_err(|_| e)
-                    }
-                    other => other,
-                }
-            }
-
-            /// Decodes a whole response frame, rejecting a size prefix above `max_size` before
-            /// reading further. A version outside the API's response versions is
-            /// `UnsupportedVersion`; bytes left after the body are `TrailingBytes`.
-            pub fn decode_with_max(
-                frame: &$crate::__private::Bytes,
-                api_key: ApiKey,
-                version: $crate::__private::Version,
-                max_size: usize,
-            ) -> Result<Self, $crate::__private::DecodeError> {
-                let options = $crate::__private::DecodeOptions::DEFAULT
-                    .with_limits($crate::__private::DecodeLimits::DEFAULT.max_frame_size(max_size));
-                Self::decode_counting(frame, api_key, version, &options, &mut 0)
-            }
-
-            /// Decodes a whole response frame as [`decode_with_max`](Self::decode_with_max) does,
-            /// enforcing `limits` (its frame size limit included): a value above a limit is
-            /// `LimitExceeded`, with its offset and field path.
-            pub fn decode_with_limits(
-                frame: &$crate::__private::Bytes,
-                api_key: ApiKey,
-                version: $crate::__private::Version,
-                limits: &$crate::__private::DecodeLimits,
-            ) -> Result<Self, $crate::__private::DecodeError> {
-                Self::decode_counting(frame, api_key, version, &$crate::__private::DecodeOptions::from(*limits), &mut 0)
-            }
-
-            /// Decodes a whole response frame as [`decode_with_max`](Self::decode_with_max) does,
-            /// with the limits of `options` (frame size included), and, if `options` allows
+            /// `api_key` at `version`, with the limits of `options` (a size prefix above the
+            /// frame size limit is rejected before reading further), and, if `options` allows
             /// them, ignoring bytes left after the body (Java's clients do not look past it); the
-            /// result says how many were ignored.
-            pub fn decode_with_options(
+            /// result says how many were ignored. A version outside the API's response versions
+            /// is `UnsupportedVersion`.
+            ///
+            /// With [`DecodeOptions::api_versions_fallback`](kafka_wire::frame::DecodeOptions::api_versions_fallback)
+            /// (the default), an ApiVersions response that does not decode at `version` is
+            /// decoded again at v0, as Kafka's clients do: the frame's `version` then says 0.
+            pub fn decode(
                 frame: &$crate::__private::Bytes,
                 api_key: ApiKey,
                 version: $crate::__private::Version,
                 options: &$crate::__private::DecodeOptions,
             ) -> Result<$crate::__private::DecodedFrame<Self>, $crate::__private::DecodeError> {
-                let mut trailing = 0;
-                match Self::decode_counting(frame, api_key, version, options, &mut trailing) {
-                    Ok(f) => Ok($crate::__private::DecodedFrame::new(f, trailing)),
-                    Err(e) => Err(e),
-                }
-            }
-
-            /// [`decode_with_options`](Self::decode_with_options) returning the frame itself, the
-            /// bytes ignored after it in `trailing` (see `RequestFrame::decode_counting`).
-            fn decode_counting(
-                frame: &$crate::__private::Bytes,
-                api_key: ApiKey,
-                version: $crate::__private::Version,
-                options: &$crate::__private::DecodeOptions,
-                trailing: &mut usize,
-            ) -> Result<Self, $crate::__private::DecodeError> {
-                let mut r = options.open(frame)?;
-                if !api_key.is_compiled() {
-                    return Err($crate::__private::not_compiled(api_key.name(), api_key.__facts().features, r.position()));
-                }
-                if !api_key.response_versions().contains(version) {
-                    return Err($crate::__private::unsupported(api_key.name(), version, r.position()));
-                }
-                let header = <$crate::__private::ResponseHeader as $crate::__private::KafkaMessage>::decode(&mut r, api_key.response_header_version(version))
-                    .map_err(|e| e.in_part("header"))?;
-                match ResponseBody::decode(api_key, version, &mut r) {
-                    Ok(body) => match options.finish(&r) {
-                        Ok(t) => {
-                            *trailing = t;
-                            Ok(ResponseFrame {
-                                header,
-                                api_key,
-                                version,
-                                body,
-                            })
-                        }
-                        Err(e) => Err(e),
-                    },
-                    Err(e) => Err(e.in_part("body")),
-                }
+                $crate::__private::frame::decode_response_in(&mut Apis, frame, api_key.key(), version, options)
             }
 
             /// The size of the whole frame, size prefix included.
@@ -1042,7 +998,7 @@ macro_rules! __apis_impl {
                 frame: &$crate::__private::Bytes,
                 options: &$crate::__private::DecodeOptions,
             ) -> Result<$crate::__private::DecodedFrame<Self>, $crate::__private::DecodeError> {
-                RequestFrame::decode_with_options(frame, options)
+                RequestFrame::decode(frame, options)
             }
 
             fn encode_frame(
@@ -1058,8 +1014,7 @@ macro_rules! __apis_impl {
         }
 
         impl $crate::__private::kafka_wire::typed::TypedResponse for ResponseFrame {
-            /// Decodes with the ApiVersions fallback of
-            /// [`decode_with_fallback_options`](ResponseFrame::decode_with_fallback_options).
+            /// [`ResponseFrame::decode`], for the API named by `api_key`.
             fn decode_frame(
                 frame: &$crate::__private::Bytes,
                 api_key: i16,
@@ -1073,7 +1028,7 @@ macro_rules! __apis_impl {
                     )
                     .in_field("api_key")
                 })?;
-                ResponseFrame::decode_with_fallback_options(frame, api, version, options)
+                ResponseFrame::decode(frame, api, version, options)
             }
 
             fn encode_frame(

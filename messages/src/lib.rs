@@ -33,12 +33,12 @@
 //! [`RequestFrame`] / [`ResponseFrame`] pick it at run time:
 //!
 //! ```
-//! use kafka_wire::Bytes;
+//! use kafka_wire::{Bytes, DecodeOptions};
 //! use kafka_wire_messages::{ApiKey, ApiVersionsRequest, RequestBody, RequestFrame};
 //!
 //! let frame = RequestFrame::new(7, Some("me".into()), 3, ApiVersionsRequest::default());
 //! let bytes = Bytes::from(frame.to_vec().unwrap());
-//! let back = RequestFrame::decode(&bytes).unwrap();
+//! let back = RequestFrame::decode(&bytes, &DecodeOptions::DEFAULT).unwrap().frame;
 //! assert_eq!(back.api_key(), ApiKey::ApiVersions);
 //! assert!(matches!(back.body, RequestBody::ApiVersions(_)));
 //! assert_eq!(back, frame);
@@ -57,7 +57,9 @@ mod passthrough;
 mod topic;
 mod version_prefixed;
 
-pub use dispatch::{ApiKey, Listener, RequestBody, RequestFrame, ResponseBody, ResponseFrame};
+pub use dispatch::{
+    ApiKey, Apis, Listener, RequestBody, RequestFrame, ResponseBody, ResponseFrame,
+};
 pub use generated::*;
 pub use passthrough::{AnyRequest, AnyResponse, Opaque};
 pub use topic::TopicRef;

@@ -5,8 +5,8 @@
 //! sides support. [`negotiate`] does that over any list of APIs (the generated
 //! [`ApiKey::negotiate`](crate::ApiKey::negotiate) passes the declared ones), and
 //! [`api_versions_retry_version`] is the step before: a broker that does not support the
-//! ApiVersions version it was asked answers with a v0 body (read it with
-//! [`ResponseFrame::decode_with_fallback`](crate::ResponseFrame::decode_with_fallback)) listing
+//! ApiVersions version it was asked answers with a v0 body (which
+//! [`ResponseFrame::decode`](crate::ResponseFrame::decode) reads by default) listing
 //! what it does support, and the client asks again at that version.
 //!
 //! ```

@@ -4,23 +4,23 @@
 //!
 //! ```
 //! use kafka_wire::Bytes;
-//! use kafka_wire::frame::DEFAULT_MAX_FRAME_SIZE;
+//! use kafka_wire::frame::DecodeOptions;
 //! use kafka_wire_messages::AnyRequest;
 //!
 //! // LeaderAndIsr v5 (key 4, removed from Kafka, not declared), correlation id 5, null
 //! // client id, no tagged fields, then a body that is not looked at.
 //! let frame = Bytes::from_static(b"\x00\x00\x00\x0d\x00\x04\x00\x05\x00\x00\x00\x05\xff\xff\x00\x01\x00");
-//! let req = AnyRequest::decode(&frame, DEFAULT_MAX_FRAME_SIZE).unwrap();
+//! let req = AnyRequest::decode(&frame, &DecodeOptions::DEFAULT).unwrap().frame;
 //! assert_eq!(req.peek().correlation_id, 5);
 //! assert_eq!(req.name(), Some("LeaderAndIsr"));
 //! ```
 
 use bytes::Bytes;
-use kafka_wire::frame::{self, DecodeOptions, DecodedFrame, RequestPeek};
-use kafka_wire::{DecodeError, DecodeLimits, ResponseHeader, Version};
+use kafka_wire::frame::{self, DecodeOptions, DecodedFrame, Refusals, RequestPeek};
+use kafka_wire::{DecodeError, ResponseHeader, Version};
 
 use crate::known;
-use crate::{ApiKey, RequestFrame, ResponseFrame};
+use crate::{Apis, RequestFrame, ResponseFrame};
 
 /// A frame of an API or version this crate does not declare, with what can be read of it
 /// without a schema.
@@ -43,18 +43,6 @@ impl Opaque {
     }
 }
 
-/// Whether this crate declares `api_key` at `version` (request side when `request`) and its
-/// types are compiled in (an API whose features are off passes through as bytes).
-fn declared(api_key: i16, version: Version, request: bool) -> Option<ApiKey> {
-    let api = ApiKey::from_i16(api_key).filter(|a| a.is_compiled())?;
-    let versions = if request {
-        api.request_versions()
-    } else {
-        api.response_versions()
-    };
-    versions.contains(version).then_some(api)
-}
-
 /// A request frame of any API: decoded, or opaque when this crate does not declare its API
 /// key or version, or does not compile the API in (see [`features`](crate::features)).
 #[derive(Debug, Clone, PartialEq)]
@@ -67,33 +55,34 @@ pub enum AnyRequest {
 }
 
 impl AnyRequest {
-    /// Decodes a whole request frame (prefix included). An undeclared API or version is
-    /// [`AnyRequest::Opaque`] (only its size prefix and first three header fields are
-    /// checked); a declared one that does not decode is an error.
-    pub fn decode(frame: &Bytes, max_size: usize) -> Result<Self, DecodeError> {
-        Self::decode_with_limits(frame, &DecodeLimits::new().max_frame_size(max_size))
-    }
-
-    /// [`decode`](Self::decode) enforcing `limits` on a declared API (the frame size limit
-    /// on any).
-    pub fn decode_with_limits(frame: &Bytes, limits: &DecodeLimits) -> Result<Self, DecodeError> {
-        let max_size = limits.frame_size();
-        let total = frame::declared_len(frame, max_size)?;
-        let peek = frame::peek_request_header(frame)?;
-        if declared(peek.api_key, peek.api_version, true).is_some() {
-            return RequestFrame::decode_with_limits(frame, limits)
-                .map(|f| AnyRequest::Decoded(Box::new(f)));
+    /// Decodes a whole request frame (prefix included) with `options` (see
+    /// [`RequestFrame::decode`]). An undeclared API or version is [`AnyRequest::Opaque`]
+    /// (only its size prefix and first three header fields are checked, and no trailing byte
+    /// is counted); a declared one that does not decode is an error.
+    pub fn decode(
+        frame: &Bytes,
+        options: &DecodeOptions,
+    ) -> Result<DecodedFrame<Self>, DecodeError> {
+        let mut set = Refusals::new(Apis);
+        match frame::decode_request_in(&mut set, frame, options) {
+            Ok(d) => {
+                let trailing = d.trailing_bytes;
+                let decoded = AnyRequest::Decoded(Box::new(d.frame));
+                Ok(DecodedFrame::new(decoded, trailing))
+            }
+            Err(_) if set.refused => {
+                // Size prefix and length are checked: only the fixed header fields are read.
+                let peek = frame::peek_request_header(frame)?;
+                let opaque = AnyRequest::Opaque(Opaque {
+                    api_key: peek.api_key,
+                    api_version: peek.api_version,
+                    correlation_id: peek.correlation_id,
+                    frame: frame.clone(),
+                });
+                Ok(DecodedFrame::new(opaque, 0))
+            }
+            Err(e) => Err(e),
         }
-        if total != frame.len() {
-            // The same length errors a declared frame would get.
-            frame::open_frame(frame, max_size)?;
-        }
-        Ok(AnyRequest::Opaque(Opaque {
-            api_key: peek.api_key,
-            api_version: peek.api_version,
-            correlation_id: peek.correlation_id,
-            frame: frame.clone(),
-        }))
     }
 
     /// The API key, version and correlation id.
@@ -138,64 +127,35 @@ pub enum AnyResponse {
 
 impl AnyResponse {
     /// Decodes a whole response frame answering a request of `api_key` at `version` (as a
-    /// [`CorrelationTracker`](kafka_wire::correlation::CorrelationTracker) remembers them).
-    ///
-    /// ApiVersions responses get Kafka's fallback (see
-    /// [`ResponseFrame::decode_with_fallback`]). An undeclared API or version is
-    /// [`AnyResponse::Opaque`]; a declared one that does not decode is an error.
+    /// [`CorrelationTracker`](kafka_wire::correlation::CorrelationTracker) remembers them),
+    /// with `options` (see [`ResponseFrame::decode`], ApiVersions' fallback included). An
+    /// undeclared API or version is [`AnyResponse::Opaque`] (only the size prefix and the
+    /// correlation id are checked, and no trailing byte is counted); a declared one that does
+    /// not decode is an error.
     pub fn decode(
-        frame: &Bytes,
-        api_key: i16,
-        version: Version,
-        max_size: usize,
-    ) -> Result<Self, DecodeError> {
-        let limits = DecodeLimits::new().max_frame_size(max_size);
-        Self::decode_with_limits(frame, api_key, version, &limits)
-    }
-
-    /// [`decode`](Self::decode) enforcing `limits` on a declared API (the frame size limit
-    /// on any).
-    pub fn decode_with_limits(
-        frame: &Bytes,
-        api_key: i16,
-        version: Version,
-        limits: &DecodeLimits,
-    ) -> Result<Self, DecodeError> {
-        Self::decode_with_options(frame, api_key, version, &DecodeOptions::from(*limits))
-            .map(|d| d.frame)
-    }
-
-    /// [`decode`](Self::decode) with the limits of `options` on a declared API (the frame
-    /// size limit on any) and, if `options` allows them, ignoring bytes left after a declared
-    /// API's body, as Java's clients do; the result says how many were ignored (always 0 for
-    /// an opaque frame, which is not parsed).
-    pub fn decode_with_options(
         frame: &Bytes,
         api_key: i16,
         version: Version,
         options: &DecodeOptions,
     ) -> Result<DecodedFrame<Self>, DecodeError> {
-        let max_size = options.limits.frame_size();
-        let total = frame::declared_len(frame, max_size)?;
-        let correlation_id = frame::peek_response(frame)?;
-        if let Some(api) = declared(api_key, version, false) {
-            let d = ResponseFrame::decode_with_fallback_options(frame, api, version, options)?;
-            let trailing = d.trailing_bytes;
-            return Ok(DecodedFrame::new(
-                AnyResponse::Decoded(Box::new(d.frame)),
-                trailing,
-            ));
+        let mut set = Refusals::new(Apis);
+        match frame::decode_response_in(&mut set, frame, api_key, version, options) {
+            Ok(d) => {
+                let trailing = d.trailing_bytes;
+                let decoded = AnyResponse::Decoded(Box::new(d.frame));
+                Ok(DecodedFrame::new(decoded, trailing))
+            }
+            Err(_) if set.refused => {
+                let opaque = AnyResponse::Opaque(Opaque {
+                    api_key,
+                    api_version: version,
+                    correlation_id: frame::peek_response(frame)?,
+                    frame: frame.clone(),
+                });
+                Ok(DecodedFrame::new(opaque, 0))
+            }
+            Err(e) => Err(e),
         }
-        if total != frame.len() {
-            frame::open_frame(frame, max_size)?;
-        }
-        let opaque = AnyResponse::Opaque(Opaque {
-            api_key,
-            api_version: version,
-            correlation_id,
-            frame: frame.clone(),
-        });
-        Ok(DecodedFrame::new(opaque, 0))
     }
 
     /// The correlation id.
@@ -218,14 +178,15 @@ impl AnyResponse {
 impl ResponseFrame {
     /// Decodes only the response header of a frame answering `api_key` at `version`, for any
     /// API Kafka has assigned (declared here or not); an unassigned key gets header v0, the
-    /// correlation id alone. The body is not read.
+    /// correlation id alone. The size prefix is checked against the frame size limit of
+    /// `options`; the body is not read.
     pub fn decode_header(
         frame: &Bytes,
         api_key: i16,
         version: Version,
-        max_size: usize,
+        options: &DecodeOptions,
     ) -> Result<ResponseHeader, DecodeError> {
-        let mut r = frame::open_frame(frame, max_size)?;
+        let mut r = options.open(frame)?;
         let hv = known::response_header_version(api_key, version).unwrap_or(0);
         <ResponseHeader as kafka_wire::KafkaMessage>::decode(&mut r, hv)
             .map_err(|e| e.in_part("header"))
@@ -234,12 +195,10 @@ impl ResponseFrame {
 
 #[cfg(test)]
 mod tests {
-    use kafka_wire::frame::DEFAULT_MAX_FRAME_SIZE;
-
     use super::*;
-    use crate::ResponseBody;
+    use crate::{ApiKey, ResponseBody};
 
-    const MAX: usize = DEFAULT_MAX_FRAME_SIZE;
+    const MAX: &DecodeOptions = &DecodeOptions::DEFAULT;
 
     /// What a Java broker that serves ApiVersions 0-2 sends to a v3 request: header v0
     /// (correlation id 9), then a v0 body: error_code 35 (UNSUPPORTED_VERSION) and an int32
@@ -251,8 +210,11 @@ mod tests {
     fn api_versions_falls_back_to_v0() {
         let frame = Bytes::from_static(V0_ANSWER);
         // At v3 (flexible) these bytes do not decode.
-        assert!(ResponseFrame::decode(&frame, ApiKey::ApiVersions, 3).is_err());
-        let f = ResponseFrame::decode_with_fallback(&frame, ApiKey::ApiVersions, 3, MAX).unwrap();
+        let strict = DecodeOptions::DEFAULT.with_api_versions_fallback(false);
+        assert!(ResponseFrame::decode(&frame, ApiKey::ApiVersions, 3, &strict).is_err());
+        let f = ResponseFrame::decode(&frame, ApiKey::ApiVersions, 3, MAX)
+            .unwrap()
+            .frame;
         assert_eq!(f.version, 0);
         assert_eq!(f.header.correlation_id, 9);
         let ResponseBody::ApiVersions(body) = &f.body else {
@@ -262,11 +224,11 @@ mod tests {
         assert_eq!(body.api_keys.len(), 1);
         assert_eq!(f.to_vec().unwrap(), V0_ANSWER);
         // Through AnyResponse too.
-        let any = AnyResponse::decode(&frame, 18, 3, MAX).unwrap();
+        let any = AnyResponse::decode(&frame, 18, 3, MAX).unwrap().frame;
         assert_eq!(any.as_decoded().map(|f| f.version), Some(0));
         // Garbage still fails, with the error at the requested version.
         let bad = Bytes::from_static(b"\x00\x00\x00\x05\x00\x00\x00\x09\x01");
-        assert!(ResponseFrame::decode_with_fallback(&bad, ApiKey::ApiVersions, 3, MAX).is_err());
+        assert!(ResponseFrame::decode(&bad, ApiKey::ApiVersions, 3, MAX).is_err());
     }
 
     #[test]
@@ -280,12 +242,12 @@ mod tests {
         assert_eq!(e.kind(), &kafka_wire::DecodeErrorKind::TrailingBytes(1));
         assert_eq!(e.offset(), 20);
         let lenient = DecodeOptions::new().with_trailing_bytes(true);
-        let d = AnyResponse::decode_with_options(&frame, 18, 0, &lenient).unwrap();
+        let d = AnyResponse::decode(&frame, 18, 0, &lenient).unwrap();
         assert_eq!(d.trailing_bytes, 1);
         assert_eq!(d.frame.correlation_id(), 9);
         assert!(d.frame.as_decoded().is_some());
         // An undeclared API is not parsed: nothing is counted.
-        let d = AnyResponse::decode_with_options(&frame, 4, 5, &lenient).unwrap();
+        let d = AnyResponse::decode(&frame, 4, 5, &lenient).unwrap();
         assert_eq!(d.trailing_bytes, 0);
         assert!(d.frame.as_decoded().is_none());
     }
@@ -297,7 +259,7 @@ mod tests {
         let req = Bytes::from_static(
             b"\x00\x00\x00\x0e\x00\x04\x00\x05\x00\x00\x00\x05\x00\x01c\x00\x01\x00",
         );
-        match AnyRequest::decode(&req, MAX).unwrap() {
+        match AnyRequest::decode(&req, MAX).unwrap().frame {
             AnyRequest::Opaque(o) => {
                 assert_eq!((o.api_key, o.api_version, o.correlation_id), (4, 5, 5));
                 assert_eq!(o.name(), Some("LeaderAndIsr"));
@@ -308,12 +270,12 @@ mod tests {
         // A declared API at an undeclared version is opaque too.
         let av9 = Bytes::from_static(b"\x00\x00\x00\x0a\x00\x12\x00\x09\x00\x00\x00\x06\xff\xff");
         assert!(matches!(
-            AnyRequest::decode(&av9, MAX).unwrap(),
+            AnyRequest::decode(&av9, MAX).unwrap().frame,
             AnyRequest::Opaque(Opaque { api_version: 9, .. })
         ));
         // A response of an unassigned key: header v0, the correlation id.
         let resp = Bytes::from_static(b"\x00\x00\x00\x06\x00\x00\x00\x05\xab\xcd");
-        let any = AnyResponse::decode(&resp, 999, 0, MAX).unwrap();
+        let any = AnyResponse::decode(&resp, 999, 0, MAX).unwrap().frame;
         assert_eq!(any.correlation_id(), 5);
         assert!(any.as_decoded().is_none());
         // Metadata v12's response header is v1: correlation id and a tagged section.
@@ -329,7 +291,7 @@ mod tests {
     fn declared_frames_decode() {
         let frame = RequestFrame::new(7, None, 3, crate::ApiVersionsRequest::default());
         let bytes = Bytes::from(frame.to_vec().unwrap());
-        let any = AnyRequest::decode(&bytes, MAX).unwrap();
+        let any = AnyRequest::decode(&bytes, MAX).unwrap().frame;
         assert_eq!(any.as_decoded(), Some(&frame));
         assert_eq!(any.peek().correlation_id, 7);
         assert_eq!(any.name(), Some("ApiVersions"));

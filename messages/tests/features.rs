@@ -10,6 +10,7 @@
 //! Java client package that sends it (`clients/producer` sends Metadata, only `clients/admin`
 //! sends DescribeGroups).
 
+use kafka_wire::frame::DecodeOptions;
 use kafka_wire::{Bytes, DecodeErrorKind, VersionRange};
 
 /// A list with one API compiled in (ApiVersions) and one only known (Heartbeat, 12): what the
@@ -59,7 +60,8 @@ fn a_known_api_that_is_not_compiled_in() {
     assert!(RequestBody::try_default_for(hb).is_none());
     assert!(ResponseBody::try_default_for(ApiKey::ApiVersions).is_some());
 
-    let e = RequestFrame::decode(&Bytes::from_static(HEARTBEAT_V0)).unwrap_err();
+    let e = RequestFrame::decode(&Bytes::from_static(HEARTBEAT_V0), &DecodeOptions::DEFAULT)
+        .unwrap_err();
     assert_eq!(
         e.kind(),
         &DecodeErrorKind::ApiNotCompiled {
@@ -77,7 +79,7 @@ fn a_known_api_that_is_not_compiled_in() {
 
     // A response: header v0, correlation id 7, then error code 0.
     let resp = Bytes::from_static(b"\x00\x00\x00\x06\x00\x00\x00\x07\x00\x00");
-    let e = ResponseFrame::decode(&resp, hb, 0).unwrap_err();
+    let e = ResponseFrame::decode(&resp, hb, 0, &DecodeOptions::DEFAULT).unwrap_err();
     assert!(matches!(
         e.kind(),
         DecodeErrorKind::ApiNotCompiled {
@@ -155,13 +157,19 @@ mod producer_only {
         assert_eq!(mine::ApiKey::ALL.len(), ApiKey::ALL.len());
         assert!(mine::ApiKey::Metadata.is_compiled());
         assert!(!mine::ApiKey::DescribeGroups.is_compiled());
-        let e = mine::RequestFrame::decode(&Bytes::from_static(DESCRIBE_GROUPS_V0)).unwrap_err();
+        let e = mine::RequestFrame::decode(
+            &Bytes::from_static(DESCRIBE_GROUPS_V0),
+            &DecodeOptions::DEFAULT,
+        )
+        .unwrap_err();
         assert!(matches!(e.kind(), DecodeErrorKind::ApiNotCompiled { .. }));
     }
 
     #[test]
     fn producer_apis_decode() {
-        let f = RequestFrame::decode(&Bytes::from_static(METADATA_V0)).unwrap();
+        let f = RequestFrame::decode(&Bytes::from_static(METADATA_V0), &DecodeOptions::DEFAULT)
+            .unwrap()
+            .frame;
         assert!(matches!(f.body, RequestBody::Metadata(_)));
         assert_eq!(f.to_vec().unwrap(), METADATA_V0);
         assert!(ApiKey::Metadata.is_compiled());
@@ -179,7 +187,7 @@ mod producer_only {
         assert!(k.try_request_meta().is_none());
 
         let frame = Bytes::from_static(DESCRIBE_GROUPS_V0);
-        let e = RequestFrame::decode(&frame).unwrap_err();
+        let e = RequestFrame::decode(&frame, &DecodeOptions::DEFAULT).unwrap_err();
         assert_eq!(
             e.kind(),
             &DecodeErrorKind::ApiNotCompiled {
@@ -189,7 +197,10 @@ mod producer_only {
         );
         assert_eq!(e.offset(), 4);
         // A proxy carries it as bytes.
-        match AnyRequest::decode(&frame, DEFAULT_MAX_FRAME_SIZE).unwrap() {
+        match AnyRequest::decode(&frame, &DecodeOptions::DEFAULT)
+            .unwrap()
+            .frame
+        {
             AnyRequest::Opaque(o) => {
                 assert_eq!((o.api_key, o.api_version, o.correlation_id), (15, 0, 1));
                 assert_eq!(o.name(), Some("DescribeGroups"));

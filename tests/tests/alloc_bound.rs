@@ -17,6 +17,7 @@ use kafka_wire_tests::hex;
 
 use bytes::Bytes;
 use hostile_support::*;
+use kafka_wire::frame::DecodeOptions;
 use kafka_wire::{
     Cx, DecodeErrorKind, Field, FieldMeta, KafkaMessage, KafkaType, Reader, RequestHeader,
     ResponseHeader, StructMeta, Version,
@@ -137,7 +138,7 @@ fn one_byte_request_header() {
 fn frame_size_above_the_maximum_is_rejected_from_the_prefix() {
     // 2 GiB - 1 announced, 4 bytes given; and a 1 MiB frame above a 1 KiB maximum.
     let b = Bytes::from_static(&[0x7f, 0xff, 0xff, 0xff]);
-    let (res, n) = measure(|| RequestFrame::decode(&b));
+    let (res, n) = measure(|| RequestFrame::decode(&b, &DecodeOptions::DEFAULT).map(|d| d.frame));
     assert!(matches!(
         res.unwrap_err().kind(),
         DecodeErrorKind::LimitExceeded {
@@ -149,7 +150,9 @@ fn frame_size_above_the_maximum_is_rejected_from_the_prefix() {
     let mut big = vec![0u8; 1 << 20];
     big[..4].copy_from_slice(&((1u32 << 20) - 4).to_be_bytes());
     let big = Bytes::from(big);
-    let (res, n) = measure(|| RequestFrame::decode_with_max(&big, 1024));
+    let (res, n) = measure(|| {
+        RequestFrame::decode(&big, &DecodeOptions::from_max_frame_size(1024)).map(|d| d.frame)
+    });
     assert!(matches!(
         res.unwrap_err().kind(),
         DecodeErrorKind::LimitExceeded {
@@ -190,7 +193,8 @@ fn count_that_fits_the_input_reserves_a_small_multiple() {
 fn honest_frames_allocate_within_the_bound() {
     for f in corpus_requests() {
         let bytes = Bytes::from(f.to_vec().unwrap());
-        let (res, n) = measure(|| RequestFrame::decode(&bytes));
+        let (res, n) =
+            measure(|| RequestFrame::decode(&bytes, &DecodeOptions::DEFAULT).map(|d| d.frame));
         assert_eq!(res.unwrap(), f);
         let what = format!("{} v{}", f.api_key(), f.version());
         assert_bound(&what, request_k(f.api_key(), f.version()), bytes.len(), n);
@@ -282,7 +286,15 @@ fn the_reported_inputs_stay_within_the_bound() {
     );
     assert_eq!(data.len(), 371);
     let frame = Bytes::copy_from_slice(&data[3..]);
-    let (res, n) = measure(|| ResponseFrame::decode(&frame, ApiKey::AddPartitionsToTxn, 4));
+    let (res, n) = measure(|| {
+        ResponseFrame::decode(
+            &frame,
+            ApiKey::AddPartitionsToTxn,
+            4,
+            &DecodeOptions::DEFAULT,
+        )
+        .map(|d| d.frame)
+    });
     assert!(res.is_err());
     let k = response_k(ApiKey::AddPartitionsToTxn, 4);
     assert_bound("reported response frame", k, frame.len(), n);
@@ -294,7 +306,8 @@ fn the_reported_inputs_stay_within_the_bound() {
     );
     assert_eq!(data.len(), 4096);
     let frame = Bytes::from(data);
-    let (res, n) = measure(|| RequestFrame::decode(&frame));
+    let (res, n) =
+        measure(|| RequestFrame::decode(&frame, &DecodeOptions::DEFAULT).map(|d| d.frame));
     assert!(res.is_err());
     let k = request_k(ApiKey::AddPartitionsToTxn, 5);
     assert_bound("reported request frame", k, frame.len(), n);

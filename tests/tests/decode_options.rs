@@ -1,9 +1,9 @@
-//! `decode_with_options`: limits and the opt-in acceptance of bytes left after a frame's body
+//! `DecodeOptions`: limits and the opt-in acceptance of bytes left after a frame's body
 //! (Java's `AbstractResponse.parseResponse` and `RequestContext.parseRequest` never look past
 //! the body; strict decoding, the default, rejects them). Frames are laid out by hand from
 //! Kafka's HeartbeatResponse.json and ApiVersionsRequest.json.
 
-use kafka_wire::frame::{DecodeOptions, DEFAULT_MAX_FRAME_SIZE};
+use kafka_wire::frame::DecodeOptions;
 use kafka_wire::{Bytes, DecodeErrorKind, DecodeLimits, Limit};
 use kafka_wire_messages::{ApiKey, RequestBody, RequestFrame, ResponseBody, ResponseFrame};
 
@@ -31,16 +31,17 @@ fn api_versions_request(extra: &str) -> Bytes {
 #[test]
 fn strict_is_the_default_and_names_the_trailing_bytes() {
     let frame = heartbeat_response("00");
-    let e = ResponseFrame::decode(&frame, ApiKey::Heartbeat, 0).unwrap_err();
+    let e =
+        ResponseFrame::decode(&frame, ApiKey::Heartbeat, 0, &DecodeOptions::DEFAULT).unwrap_err();
     assert_eq!(e.kind(), &DecodeErrorKind::TrailingBytes(1));
     assert_eq!(e.offset(), 10);
     assert_eq!(e.path().to_string(), "frame");
     let e =
-        ResponseFrame::decode_with_options(&frame, ApiKey::Heartbeat, 0, &DecodeOptions::default())
-            .unwrap_err();
+        ResponseFrame::decode(&frame, ApiKey::Heartbeat, 0, &DecodeOptions::default()).unwrap_err();
     assert_eq!(e.kind(), &DecodeErrorKind::TrailingBytes(1));
 
-    let e = RequestFrame::decode(&api_versions_request("ff ff")).unwrap_err();
+    let e =
+        RequestFrame::decode(&api_versions_request("ff ff"), &DecodeOptions::DEFAULT).unwrap_err();
     assert_eq!(e.kind(), &DecodeErrorKind::TrailingBytes(2));
     assert_eq!(e.offset(), 16);
 }
@@ -48,13 +49,8 @@ fn strict_is_the_default_and_names_the_trailing_bytes() {
 #[test]
 fn lenient_decoding_reports_the_ignored_bytes() {
     let lenient = DecodeOptions::new().with_trailing_bytes(true);
-    let d = ResponseFrame::decode_with_options(
-        &heartbeat_response("00"),
-        ApiKey::Heartbeat,
-        0,
-        &lenient,
-    )
-    .unwrap();
+    let d =
+        ResponseFrame::decode(&heartbeat_response("00"), ApiKey::Heartbeat, 0, &lenient).unwrap();
     assert_eq!(d.trailing_bytes, 1);
     assert_eq!(d.frame.header.correlation_id, 5);
     let ResponseBody::Heartbeat(body) = &d.frame.body else {
@@ -66,14 +62,16 @@ fn lenient_decoding_reports_the_ignored_bytes() {
 
     // Nothing extra: 0 ignored, and the same frame as strict decoding gives.
     let exact = heartbeat_response("");
-    let d = ResponseFrame::decode_with_options(&exact, ApiKey::Heartbeat, 0, &lenient).unwrap();
+    let d = ResponseFrame::decode(&exact, ApiKey::Heartbeat, 0, &lenient).unwrap();
     assert_eq!(d.trailing_bytes, 0);
     assert_eq!(
         d.frame,
-        ResponseFrame::decode(&exact, ApiKey::Heartbeat, 0).unwrap()
+        ResponseFrame::decode(&exact, ApiKey::Heartbeat, 0, &DecodeOptions::DEFAULT)
+            .unwrap()
+            .frame
     );
 
-    let d = RequestFrame::decode_with_options(&api_versions_request("ff ff 00"), &lenient).unwrap();
+    let d = RequestFrame::decode(&api_versions_request("ff ff 00"), &lenient).unwrap();
     assert_eq!(d.trailing_bytes, 3);
     assert_eq!(d.frame.header.correlation_id, 9);
     assert!(matches!(d.frame.body, RequestBody::ApiVersions(_)));
@@ -86,17 +84,11 @@ fn lenient_decoding_still_rejects_what_is_not_trailing() {
     let mut longer = heartbeat_response("").to_vec();
     longer.push(0);
     let e =
-        ResponseFrame::decode_with_options(&Bytes::from(longer), ApiKey::Heartbeat, 0, &lenient)
-            .unwrap_err();
+        ResponseFrame::decode(&Bytes::from(longer), ApiKey::Heartbeat, 0, &lenient).unwrap_err();
     assert_eq!(e.kind(), &DecodeErrorKind::TrailingBytes(1));
     // A body cut short is still truncated.
-    let e = ResponseFrame::decode_with_options(
-        &hex("00000005 00000005 00"),
-        ApiKey::Heartbeat,
-        0,
-        &lenient,
-    )
-    .unwrap_err();
+    let e = ResponseFrame::decode(&hex("00000005 00000005 00"), ApiKey::Heartbeat, 0, &lenient)
+        .unwrap_err();
     assert!(matches!(e.kind(), DecodeErrorKind::Truncated { .. }), "{e}");
 }
 
@@ -104,7 +96,7 @@ fn lenient_decoding_still_rejects_what_is_not_trailing() {
 fn options_carry_the_limits() {
     // The frame size limit.
     let small = DecodeOptions::from(DecodeLimits::new().max_frame_size(11));
-    let e = RequestFrame::decode_with_options(&api_versions_request(""), &small).unwrap_err();
+    let e = RequestFrame::decode(&api_versions_request(""), &small).unwrap_err();
     assert!(
         matches!(
             e.kind(),
@@ -120,7 +112,7 @@ fn options_carry_the_limits() {
     let short = DecodeOptions::new()
         .with_limits(DecodeLimits::new().max_string_len(1))
         .with_trailing_bytes(true);
-    let e = RequestFrame::decode_with_options(&api_versions_request("00"), &short).unwrap_err();
+    let e = RequestFrame::decode(&api_versions_request("00"), &short).unwrap_err();
     assert_eq!(
         e.kind(),
         &DecodeErrorKind::LimitExceeded {
@@ -130,8 +122,12 @@ fn options_carry_the_limits() {
         }
     );
     assert_eq!(e.path().to_string(), "header.RequestHeader.client_id");
-    // decode_with_max is the strict default with that frame size.
-    let e = RequestFrame::decode_with_max(&api_versions_request(""), 11).unwrap_err();
+    // from_max_frame_size is the strict default with that frame size.
+    let e = RequestFrame::decode(
+        &api_versions_request(""),
+        &DecodeOptions::from_max_frame_size(11),
+    )
+    .unwrap_err();
     assert!(matches!(
         e.kind(),
         DecodeErrorKind::LimitExceeded {
@@ -139,7 +135,5 @@ fn options_carry_the_limits() {
             ..
         }
     ));
-    assert!(
-        RequestFrame::decode_with_max(&api_versions_request(""), DEFAULT_MAX_FRAME_SIZE).is_ok()
-    );
+    assert!(RequestFrame::decode(&api_versions_request(""), &DecodeOptions::DEFAULT).is_ok());
 }

@@ -10,6 +10,7 @@
 
 use bytes::{BufMut, Bytes, BytesMut};
 use kafka_wire::dynamic::{self, Frame, StructValue, Value};
+use kafka_wire::frame::DecodeOptions;
 use kafka_wire::{ApiKind, EncodeBuf, EncodeError, EncodeErrorKind, KafkaType, Str, Version};
 use kafka_wire_messages::*;
 use kafka_wire_tests::cases::{all_cases, generated_frame, Case};
@@ -35,10 +36,16 @@ impl Typed {
 fn typed_of(case: Case, bytes: &[u8]) -> Typed {
     let buf = Bytes::copy_from_slice(bytes);
     match case.kind {
-        ApiKind::Request => Typed::Req(RequestFrame::decode(&buf).unwrap()),
-        ApiKind::Response => {
-            Typed::Resp(ResponseFrame::decode(&buf, case.api, case.version).unwrap())
-        }
+        ApiKind::Request => Typed::Req(
+            RequestFrame::decode(&buf, &DecodeOptions::DEFAULT)
+                .unwrap()
+                .frame,
+        ),
+        ApiKind::Response => Typed::Resp(
+            ResponseFrame::decode(&buf, case.api, case.version, &DecodeOptions::DEFAULT)
+                .unwrap()
+                .frame,
+        ),
     }
 }
 
@@ -273,8 +280,10 @@ fn both_codecs_fail_alike_deep_inside_a_frame() {
             version: 11,
         },
         None,
+        &DecodeOptions::DEFAULT,
     )
-    .unwrap();
+    .unwrap()
+    .frame;
     check_alike(
         "null where the version has none",
         dynamic,
@@ -312,8 +321,10 @@ fn both_codecs_fail_alike_deep_inside_a_frame() {
             version: 12,
         },
         None,
+        &DecodeOptions::DEFAULT,
     )
-    .unwrap();
+    .unwrap()
+    .frame;
     check_alike(
         "unknown tag reusing a declared one",
         dynamic,
@@ -332,8 +343,10 @@ fn valid_req(f: &RequestFrame) -> Frame {
         &Bytes::from(f.to_vec().unwrap()),
         |k| ApiKey::from_i16(k).map(|a| a.request_meta()),
         None,
+        &DecodeOptions::DEFAULT,
     )
     .unwrap()
+    .frame
 }
 
 /// The struct at index `i` of the array field `path[0]` of `s`.
@@ -399,7 +412,7 @@ fn frame_errors_before_the_body_agree() {
     // client id.
     let metadata_v99 = b"\x00\x00\x00\x0a\x00\x03\x00\x63\x00\x00\x00\x01\xff\xff";
     let unknown_key = b"\x00\x00\x00\x0a\x03\xe7\x00\x00\x00\x00\x00\x01\xff\xff";
-    use kafka_wire::frame::{decode_request, decode_response, DEFAULT_MAX_FRAME_SIZE as MAX};
+    use kafka_wire::frame::{decode_request, decode_response};
     type Generic = fn(&Bytes) -> Option<kafka_wire::DecodeError>;
     let cases: [(&[u8], DecodeErrorKind, usize, &str, Generic); 3] = [
         (
@@ -410,7 +423,7 @@ fn frame_errors_before_the_body_agree() {
             },
             6,
             "header.request_api_version",
-            |b| decode_request::<DescribeLogDirsRequest>(b, MAX).err(),
+            |b| decode_request::<DescribeLogDirsRequest>(b, &DecodeOptions::DEFAULT).err(),
         ),
         (
             metadata_v99,
@@ -420,21 +433,22 @@ fn frame_errors_before_the_body_agree() {
             },
             6,
             "header.request_api_version",
-            |b| decode_request::<MetadataRequest>(b, MAX).err(),
+            |b| decode_request::<MetadataRequest>(b, &DecodeOptions::DEFAULT).err(),
         ),
         (
             unknown_key,
             DecodeErrorKind::UnknownApiKey(999),
             4,
             "header.request_api_key",
-            |b| decode_request::<MetadataRequest>(b, MAX).err(),
+            |b| decode_request::<MetadataRequest>(b, &DecodeOptions::DEFAULT).err(),
         ),
     ];
     for (bytes, kind, offset, path, generic) in cases {
         let buf = Bytes::copy_from_slice(bytes);
-        let typed = RequestFrame::decode(&buf).unwrap_err();
+        let typed = RequestFrame::decode(&buf, &DecodeOptions::DEFAULT).unwrap_err();
         let lookup = |k| ApiKey::from_i16(k).map(|a| a.request_meta());
-        let dynamic = dynamic::decode_request_frame(&buf, lookup, None).unwrap_err();
+        let dynamic =
+            dynamic::decode_request_frame(&buf, lookup, None, &DecodeOptions::DEFAULT).unwrap_err();
         let generic = generic(&buf).expect("the generic decoder accepted it");
         for e in [typed, dynamic, generic] {
             assert_eq!(
@@ -447,14 +461,17 @@ fn frame_errors_before_the_body_agree() {
     // A Metadata response answering a v99 request: refused at the first byte after the
     // prefix, before its header.
     let buf = Bytes::from_static(b"\x00\x00\x00\x04\x00\x00\x00\x01");
-    let typed = ResponseFrame::decode(&buf, ApiKey::Metadata, 99).unwrap_err();
+    let typed =
+        ResponseFrame::decode(&buf, ApiKey::Metadata, 99, &DecodeOptions::DEFAULT).unwrap_err();
     let spec = dynamic::BodySpec {
         api_key: 3,
         meta: ApiKey::Metadata.response_meta(),
         version: 99,
     };
-    let dynamic = dynamic::decode_response_frame(&buf, spec, None).unwrap_err();
-    let generic = decode_response::<MetadataResponse>(&buf, 99, MAX).unwrap_err();
+    let dynamic =
+        dynamic::decode_response_frame(&buf, spec, None, &DecodeOptions::DEFAULT).unwrap_err();
+    let generic =
+        decode_response::<MetadataResponse>(&buf, 99, &DecodeOptions::DEFAULT).unwrap_err();
     for e in [typed, dynamic, generic] {
         assert_eq!(
             e.kind(),

@@ -10,6 +10,7 @@
 
 use bytes::Bytes;
 use kafka_wire::dynamic::{self, default_value, BodySpec, StructValue, Value};
+use kafka_wire::frame::DecodeOptions;
 use kafka_wire::{ApiKind, Version};
 use kafka_wire_messages::{ApiKey, RequestFrame, ResponseFrame};
 use kafka_wire_tests::cases::{all_cases, generated_frame, Case};
@@ -59,15 +60,18 @@ fn roundtrip(case: Case, seed: u64, coverage: &mut Coverage) -> usize {
     let buf = Bytes::from(bytes.clone());
     let (again, size) = match case.kind {
         ApiKind::Request => {
-            let typed = RequestFrame::decode(&buf)
-                .unwrap_or_else(|e| panic!("{case} seed {seed}: typed decode: {e}"));
+            let typed = RequestFrame::decode(&buf, &DecodeOptions::DEFAULT)
+                .unwrap_or_else(|e| panic!("{case} seed {seed}: typed decode: {e}"))
+                .frame;
             assert_eq!(typed.api_key(), case.api);
             assert_eq!(typed.version(), case.version);
             (typed.to_vec(), typed.encoded_size())
         }
         ApiKind::Response => {
-            let typed = ResponseFrame::decode(&buf, case.api, case.version)
-                .unwrap_or_else(|e| panic!("{case} seed {seed}: typed decode: {e}"));
+            let typed =
+                ResponseFrame::decode(&buf, case.api, case.version, &DecodeOptions::DEFAULT)
+                    .unwrap_or_else(|e| panic!("{case} seed {seed}: typed decode: {e}"))
+                    .frame;
             (typed.to_vec(), typed.encoded_size())
         }
     };
@@ -80,7 +84,9 @@ fn roundtrip(case: Case, seed: u64, coverage: &mut Coverage) -> usize {
             &buf,
             |k| ApiKey::from_i16(k).map(|a| a.request_meta()),
             None,
-        ),
+            &DecodeOptions::DEFAULT,
+        )
+        .map(|d| d.frame),
         ApiKind::Response => dynamic::decode_response_frame(
             &buf,
             BodySpec {
@@ -89,7 +95,9 @@ fn roundtrip(case: Case, seed: u64, coverage: &mut Coverage) -> usize {
                 version: case.version,
             },
             None,
-        ),
+            &DecodeOptions::DEFAULT,
+        )
+        .map(|d| d.frame),
     }
     .unwrap_or_else(|e| panic!("{case} seed {seed}: decode: {e}"));
     assert_eq!(back.body.unknown, frame.body.unknown, "{case} seed {seed}");

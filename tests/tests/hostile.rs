@@ -9,6 +9,7 @@ mod hostile_support;
 
 use bytes::Bytes;
 use hostile_support::*;
+use kafka_wire::frame::DecodeOptions;
 use kafka_wire::{
     frame, DecodeError, DecodeErrorKind, DecodeLimits, KafkaMessage, Reader, RequestHeader,
     UnknownTaggedFields,
@@ -192,7 +193,7 @@ fn truncated() {
     // The seed's body cut inside committed_offset (page 003: offset 0x28 of the frame).
     let (_, seed) = SEED_REQUESTS[1];
     let cut = refit(&seed[..0x28 + 2]);
-    let e = RequestFrame::decode(&Bytes::from(cut)).unwrap_err();
+    let e = RequestFrame::decode(&Bytes::from(cut), &DecodeOptions::DEFAULT).unwrap_err();
     assert_eq!(
         parts(&e),
         (
@@ -210,7 +211,11 @@ fn truncated() {
          `body.TxnOffsetCommitRequest.topics[0].partitions[0].committed_offset`"
     );
     // The frame as received, shorter than its size prefix says.
-    let e = RequestFrame::decode(&Bytes::copy_from_slice(&seed[..30])).unwrap_err();
+    let e = RequestFrame::decode(
+        &Bytes::copy_from_slice(&seed[..30]),
+        &DecodeOptions::DEFAULT,
+    )
+    .unwrap_err();
     assert_eq!(
         parts(&e),
         (
@@ -610,7 +615,11 @@ fn trailing_bytes_after_the_body() {
 #[test]
 fn frame_too_large_and_negative_frame_size() {
     let (_, seed) = SEED_REQUESTS[1];
-    let e = RequestFrame::decode_with_max(&Bytes::from_static(seed), 40).unwrap_err();
+    let e = RequestFrame::decode(
+        &Bytes::from_static(seed),
+        &DecodeOptions::from_max_frame_size(40),
+    )
+    .unwrap_err();
     assert_eq!(
         parts(&e),
         (
@@ -628,7 +637,11 @@ fn frame_too_large_and_negative_frame_size() {
         "52 exceeds the limit max_frame_size = 40 at byte 0 in `size`"
     );
     // From the prefix alone: 4 bytes saying 2 GiB - 1.
-    let e = RequestFrame::decode(&Bytes::from_static(&[0x7f, 0xff, 0xff, 0xff])).unwrap_err();
+    let e = RequestFrame::decode(
+        &Bytes::from_static(&[0x7f, 0xff, 0xff, 0xff]),
+        &DecodeOptions::DEFAULT,
+    )
+    .unwrap_err();
     assert_eq!(
         e.kind(),
         &DecodeErrorKind::LimitExceeded {
@@ -651,6 +664,7 @@ fn frame_too_large_and_negative_frame_size() {
         &Bytes::from_static(&[0xff, 0xff, 0xff, 0xff]),
         ApiKey::ApiVersions,
         0,
+        &DecodeOptions::DEFAULT,
     )
     .unwrap_err();
     assert_eq!(

@@ -26,6 +26,7 @@ use kafka_protocol::messages::{
 };
 use kafka_protocol::protocol::{Decodable, Encodable, Message};
 use kafka_wire::dynamic::{self, BodySpec};
+use kafka_wire::frame::DecodeOptions;
 use kafka_wire::{ApiKind, Version};
 use kafka_wire_messages::{ApiKey, RequestBody, RequestFrame, ResponseBody, ResponseFrame};
 use kafka_wire_tests::cases::{all_cases, generated_frame, Case};
@@ -225,14 +226,18 @@ fn kp_reencode_frame(case: Case, kp: KpApiKey, frame: &[u8]) -> Result<Vec<u8>, 
 /// Our typed codec on a whole frame: decode, encode again.
 fn ours_reencode_frame(case: Case, frame: &Bytes) -> Result<Vec<u8>, String> {
     match case.kind {
-        ApiKind::Request => RequestFrame::decode(frame)
+        ApiKind::Request => RequestFrame::decode(frame, &DecodeOptions::DEFAULT)
+            .map(|d| d.frame)
             .map_err(|e| e.to_string())?
             .to_vec()
             .map_err(|e| e.to_string()),
-        ApiKind::Response => ResponseFrame::decode(frame, case.api, case.version)
-            .map_err(|e| e.to_string())?
-            .to_vec()
-            .map_err(|e| e.to_string()),
+        ApiKind::Response => {
+            ResponseFrame::decode(frame, case.api, case.version, &DecodeOptions::DEFAULT)
+                .map(|d| d.frame)
+                .map_err(|e| e.to_string())?
+                .to_vec()
+                .map_err(|e| e.to_string())
+        }
     }
 }
 
@@ -259,7 +264,9 @@ fn generated(case: Case, kp: KpApiKey, seed: u64) -> Result<(), String> {
             &theirs,
             |k| ApiKey::from_i16(k).map(|a| a.request_meta()),
             None,
-        ),
+            &DecodeOptions::DEFAULT,
+        )
+        .map(|d| d.frame),
         ApiKind::Response => dynamic::decode_response_frame(
             &theirs,
             BodySpec {
@@ -268,7 +275,9 @@ fn generated(case: Case, kp: KpApiKey, seed: u64) -> Result<(), String> {
                 version: case.version,
             },
             None,
-        ),
+            &DecodeOptions::DEFAULT,
+        )
+        .map(|d| d.frame),
     }
     .map_err(|e| format!("ours on theirs: {e}"))?;
     if back != frame {

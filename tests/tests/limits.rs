@@ -3,6 +3,7 @@
 
 use bytes::Bytes;
 use kafka_wire::frame;
+use kafka_wire::frame::DecodeOptions;
 use kafka_wire::{DecodeError, DecodeErrorKind, DecodeLimits, KafkaMessage, Limit, Reader};
 use kafka_wire_messages::*;
 
@@ -105,11 +106,11 @@ fn the_frame_reader_takes_the_same_limits() {
     let limits = DecodeLimits::new().max_frame_size(8);
     let mut ok: &[u8] = &[0, 0, 0, 2, 9, 9];
     assert_eq!(
-        &frame::read_frame_with_limits(&mut ok, &limits).unwrap()[..],
+        &frame::read_frame(&mut ok, &DecodeOptions::from_limits(limits)).unwrap()[..],
         &[0, 0, 0, 2, 9, 9]
     );
     let mut big: &[u8] = &[0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0];
-    let e = frame::read_frame_with_limits(&mut big, &limits).unwrap_err();
+    let e = frame::read_frame(&mut big, &DecodeOptions::from_limits(limits)).unwrap_err();
     assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
 }
 
@@ -143,7 +144,8 @@ fn assert_limit(e: &DecodeError, limit: Limit, value: u64, max: u64, offset: usi
 #[test]
 fn request_frames_take_the_same_limits() {
     let f = sample_request_frame();
-    let dec = |l: DecodeLimits| RequestFrame::decode_with_limits(&f, &l).unwrap_err();
+    let dec =
+        |l: DecodeLimits| RequestFrame::decode(&f, &DecodeOptions::from_limits(l)).unwrap_err();
     let e = dec(DecodeLimits::new().max_string_len(5));
     assert_limit(
         &e,
@@ -171,7 +173,7 @@ fn request_frames_take_the_same_limits() {
     );
     assert_eq!(e.offset(), 0);
     // The defaults decode it, and so does each limit set just high enough.
-    assert!(RequestFrame::decode_with_limits(&f, &DecodeLimits::new()).is_ok());
+    assert!(RequestFrame::decode(&f, &DecodeOptions::DEFAULT).is_ok());
     let enough = DecodeLimits::new()
         .max_string_len(6)
         .max_array_len(3)
@@ -179,18 +181,25 @@ fn request_frames_take_the_same_limits() {
         .max_unknown_tagged_bytes(6)
         .max_frame_size(f.len() - 4);
     assert_eq!(
-        RequestFrame::decode_with_limits(&f, &enough).unwrap().body,
+        RequestFrame::decode(&f, &DecodeOptions::from_limits(enough))
+            .unwrap()
+            .frame
+            .body,
         RequestBody::TxnOffsetCommit(sample())
     );
 
     // The same through the generic frame decoder and the pass-through one.
-    let e = frame::decode_request_with_limits::<TxnOffsetCommitRequest>(
+    let e = frame::decode_request::<TxnOffsetCommitRequest>(
         &f,
-        &DecodeLimits::new().max_array_len(2),
+        &DecodeOptions::from_limits(DecodeLimits::new().max_array_len(2)),
     )
     .unwrap_err();
     assert_limit(&e, Limit::ArrayLen, 3, 2, 52, "topics[0].partitions");
-    let e = AnyRequest::decode_with_limits(&f, &DecodeLimits::new().max_string_len(5)).unwrap_err();
+    let e = AnyRequest::decode(
+        &f,
+        &DecodeOptions::from_limits(DecodeLimits::new().max_string_len(5)),
+    )
+    .unwrap_err();
     assert_limit(&e, Limit::StringLen, 6, 5, 16, "transactional_id");
 }
 
@@ -201,11 +210,11 @@ fn request_headers_take_the_same_limits() {
         .to_bytes()
         .unwrap();
     let limits = DecodeLimits::new().max_string_len(5);
-    let e = RequestFrame::decode_header_with_limits(&f, &limits).unwrap_err();
+    let e = RequestFrame::decode_header(&f, &DecodeOptions::from_limits(limits)).unwrap_err();
     assert_limit(&e, Limit::StringLen, 6, 5, 12, "client_id");
-    let e = RequestFrame::decode_with_limits(&f, &limits).unwrap_err();
+    let e = RequestFrame::decode(&f, &DecodeOptions::from_limits(limits)).unwrap_err();
     assert_limit(&e, Limit::StringLen, 6, 5, 12, "client_id");
-    assert!(RequestFrame::decode_header_with_limits(&f, &DecodeLimits::new()).is_ok());
+    assert!(RequestFrame::decode_header(&f, &DecodeOptions::DEFAULT).is_ok());
 }
 
 #[test]
@@ -219,10 +228,17 @@ fn bytes_fields_in_frames_take_the_bytes_limit() {
     let f = RequestFrame::new(1, Some("c".into()), 2, body)
         .to_bytes()
         .unwrap();
-    let e =
-        RequestFrame::decode_with_limits(&f, &DecodeLimits::new().max_bytes_len(3)).unwrap_err();
+    let e = RequestFrame::decode(
+        &f,
+        &DecodeOptions::from_limits(DecodeLimits::new().max_bytes_len(3)),
+    )
+    .unwrap_err();
     assert_limit(&e, Limit::BytesLen, 4, 3, 16, "auth_bytes");
-    assert!(RequestFrame::decode_with_limits(&f, &DecodeLimits::new().max_bytes_len(4)).is_ok());
+    assert!(RequestFrame::decode(
+        &f,
+        &DecodeOptions::from_limits(DecodeLimits::new().max_bytes_len(4))
+    )
+    .is_ok());
 }
 
 #[test]
@@ -236,7 +252,7 @@ fn response_frames_take_the_same_limits() {
     let f = ResponseFrame::new(9, 3, body).to_bytes().unwrap();
     let limits = DecodeLimits::new().max_array_len(2);
     let api = ApiKey::ApiVersions;
-    let e = ResponseFrame::decode_with_limits(&f, api, 3, &limits).unwrap_err();
+    let e = ResponseFrame::decode(&f, api, 3, &DecodeOptions::from_limits(limits)).unwrap_err();
     assert_limit(
         &e,
         Limit::ArrayLen,
@@ -245,13 +261,15 @@ fn response_frames_take_the_same_limits() {
         10,
         "ApiVersionsResponse.api_keys",
     );
-    let e = frame::decode_response_with_limits::<ApiVersionsResponse>(&f, 3, &limits).unwrap_err();
+    let e =
+        frame::decode_response::<ApiVersionsResponse>(&f, 3, &DecodeOptions::from_limits(limits))
+            .unwrap_err();
     assert_limit(&e, Limit::ArrayLen, 3, 2, 10, "api_keys");
-    let e = AnyResponse::decode_with_limits(&f, 18, 3, &limits).unwrap_err();
+    let e = AnyResponse::decode(&f, 18, 3, &DecodeOptions::from_limits(limits)).unwrap_err();
     assert_limit(&e, Limit::ArrayLen, 3, 2, 10, "api_keys");
     let options = frame::DecodeOptions::from(limits);
-    let e = ResponseFrame::decode_with_fallback_options(&f, api, 3, &options).unwrap_err();
+    let e = ResponseFrame::decode(&f, api, 3, &options).unwrap_err();
     assert_limit(&e, Limit::ArrayLen, 3, 2, 10, "api_keys");
     let enough = DecodeLimits::new().max_array_len(3);
-    assert!(ResponseFrame::decode_with_limits(&f, api, 3, &enough).is_ok());
+    assert!(ResponseFrame::decode(&f, api, 3, &DecodeOptions::from_limits(enough)).is_ok());
 }

@@ -8,6 +8,7 @@
 use std::fmt::Debug;
 
 use bytes::Bytes;
+use kafka_wire::frame::DecodeOptions;
 use kafka_wire::{KafkaMessage, Str, UnknownTaggedFields, Uuid, Version, VersionRange};
 use kafka_wire_messages::*;
 
@@ -372,7 +373,9 @@ fn whole_frames_every_version() {
                     i32::from_be_bytes(bytes[..4].try_into().unwrap()) as usize,
                     bytes.len() - 4
                 );
-                let back = RequestFrame::decode(&Bytes::from(bytes)).unwrap();
+                let back = RequestFrame::decode(&Bytes::from(bytes), &DecodeOptions::DEFAULT)
+                    .unwrap()
+                    .frame;
                 assert_eq!(back, f);
                 assert_eq!(
                     back.body.to_vec(v).unwrap().len(),
@@ -395,7 +398,9 @@ fn whole_frames_every_version() {
             }
             let bytes = f.to_vec().unwrap();
             assert_eq!(bytes.len(), f.encoded_size());
-            let back = ResponseFrame::decode(&Bytes::from(bytes), api, v).unwrap();
+            let back = ResponseFrame::decode(&Bytes::from(bytes), api, v, &DecodeOptions::DEFAULT)
+                .unwrap()
+                .frame;
             assert_eq!(back, f);
             n += 1;
         }

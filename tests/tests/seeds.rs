@@ -8,6 +8,7 @@
 //! from the encoder's own sizes, walked over the instance).
 
 use bytes::Bytes;
+use kafka_wire::frame::DecodeOptions;
 use kafka_wire::{
     Cx, DecodeErrorKind, Field, KafkaMessage, RequestHeader, ResponseHeader, Str, Version,
 };
@@ -416,16 +417,23 @@ fn resp_frame(version: Version, body: impl Into<ResponseBody>) -> ResponseFrame 
 fn check_request(frame: RequestFrame, bytes: &[u8]) {
     assert_eq!(frame.encoded_size(), bytes.len());
     assert_eq!(frame.to_vec().unwrap(), bytes, "{:?}", frame.api_key());
-    let decoded = RequestFrame::decode(&Bytes::copy_from_slice(bytes)).unwrap();
+    let decoded = RequestFrame::decode(&Bytes::copy_from_slice(bytes), &DecodeOptions::DEFAULT)
+        .unwrap()
+        .frame;
     assert_eq!(decoded, frame);
 }
 
 fn check_response(frame: ResponseFrame, bytes: &[u8]) {
     assert_eq!(frame.encoded_size(), bytes.len());
     assert_eq!(frame.to_vec().unwrap(), bytes, "{:?}", frame.api_key);
-    let decoded =
-        ResponseFrame::decode(&Bytes::copy_from_slice(bytes), frame.api_key, frame.version)
-            .unwrap();
+    let decoded = ResponseFrame::decode(
+        &Bytes::copy_from_slice(bytes),
+        frame.api_key,
+        frame.version,
+        &DecodeOptions::DEFAULT,
+    )
+    .unwrap()
+    .frame;
     assert_eq!(decoded, frame);
 }
 
@@ -801,7 +809,9 @@ fn request_frames_dispatch_on_the_peeked_key() {
         (TOC_REQ, ApiKey::TxnOffsetCommit, 5),
         (ISGS_REQ, ApiKey::InitializeShareGroupState, 0),
     ] {
-        let f = RequestFrame::decode(&Bytes::copy_from_slice(bytes)).unwrap();
+        let f = RequestFrame::decode(&Bytes::copy_from_slice(bytes), &DecodeOptions::DEFAULT)
+            .unwrap()
+            .frame;
         assert_eq!(f.api_key(), key);
         assert_eq!(f.body.api_key(), key);
         assert_eq!(f.version(), version);
@@ -821,7 +831,11 @@ fn with_key_and_version(bytes: &[u8], key: i16, version: i16) -> Bytes {
 fn unknown_api_key_is_a_typed_error() {
     // 4-7: APIs removed from Kafka; 95 and up: not assigned.
     for key in [4, 5, 6, 7, 95, -1, i16::MAX] {
-        let e = RequestFrame::decode(&with_key_and_version(APT_REQ, key, 5)).unwrap_err();
+        let e = RequestFrame::decode(
+            &with_key_and_version(APT_REQ, key, 5),
+            &DecodeOptions::DEFAULT,
+        )
+        .unwrap_err();
         assert_eq!(e.kind(), &DecodeErrorKind::UnknownApiKey(key));
         assert_eq!(e.offset(), 4);
         assert_eq!(e.path().to_string(), "header.request_api_key");
@@ -841,15 +855,24 @@ fn unsupported_version_is_a_typed_error() {
         (ISGS_REQ, 83, 1),
         (ISGS_REQ, 83, -1),
     ] {
-        let e = RequestFrame::decode(&with_key_and_version(bytes, key, version)).unwrap_err();
+        let e = RequestFrame::decode(
+            &with_key_and_version(bytes, key, version),
+            &DecodeOptions::DEFAULT,
+        )
+        .unwrap_err();
         assert!(
             matches!(e.kind(), DecodeErrorKind::UnsupportedVersion { version: v, .. } if *v == version),
             "{e}"
         );
         assert_eq!(e.offset(), 6);
     }
-    let e = ResponseFrame::decode(&Bytes::from_static(TOC_RESP), ApiKey::TxnOffsetCommit, 7)
-        .unwrap_err();
+    let e = ResponseFrame::decode(
+        &Bytes::from_static(TOC_RESP),
+        ApiKey::TxnOffsetCommit,
+        7,
+        &DecodeOptions::DEFAULT,
+    )
+    .unwrap_err();
     assert!(matches!(
         e.kind(),
         DecodeErrorKind::UnsupportedVersion {
@@ -871,31 +894,48 @@ fn trailing_bytes_are_an_error() {
     // One byte more than the prefix says.
     let mut b = TOC_REQ.to_vec();
     b.push(0);
-    let e = RequestFrame::decode(&Bytes::from(b)).unwrap_err();
+    let e = RequestFrame::decode(&Bytes::from(b), &DecodeOptions::DEFAULT).unwrap_err();
     assert_eq!(e.kind(), &DecodeErrorKind::TrailingBytes(1));
     // A prefix that counts one byte more than the body uses.
     let mut b = TOC_REQ.to_vec();
     b[3] += 1;
     b.push(0);
-    let e = RequestFrame::decode(&Bytes::from(b)).unwrap_err();
+    let e = RequestFrame::decode(&Bytes::from(b), &DecodeOptions::DEFAULT).unwrap_err();
     assert_eq!(e.kind(), &DecodeErrorKind::TrailingBytes(1));
     assert_eq!(e.offset(), TOC_REQ.len());
     let mut b = ISGS_RESP.to_vec();
     b[3] += 2;
     b.extend([0, 0]);
-    let e =
-        ResponseFrame::decode(&Bytes::from(b), ApiKey::InitializeShareGroupState, 0).unwrap_err();
+    let e = ResponseFrame::decode(
+        &Bytes::from(b),
+        ApiKey::InitializeShareGroupState,
+        0,
+        &DecodeOptions::DEFAULT,
+    )
+    .unwrap_err();
     assert_eq!(e.kind(), &DecodeErrorKind::TrailingBytes(2));
 }
 
 #[test]
 fn truncated_and_oversized_frames_are_errors() {
-    let e = RequestFrame::decode(&Bytes::copy_from_slice(&APT_REQ[..20])).unwrap_err();
+    let e = RequestFrame::decode(
+        &Bytes::copy_from_slice(&APT_REQ[..20]),
+        &DecodeOptions::DEFAULT,
+    )
+    .unwrap_err();
     assert!(matches!(e.kind(), DecodeErrorKind::Truncated { .. }), "{e}");
-    let e = RequestFrame::decode(&Bytes::copy_from_slice(&APT_REQ[..2])).unwrap_err();
+    let e = RequestFrame::decode(
+        &Bytes::copy_from_slice(&APT_REQ[..2]),
+        &DecodeOptions::DEFAULT,
+    )
+    .unwrap_err();
     assert!(matches!(e.kind(), DecodeErrorKind::Truncated { .. }), "{e}");
     // A prefix above the maximum is rejected from the prefix alone.
-    let e = RequestFrame::decode_with_max(&Bytes::from_static(APT_REQ), 33).unwrap_err();
+    let e = RequestFrame::decode(
+        &Bytes::from_static(APT_REQ),
+        &DecodeOptions::from_max_frame_size(33),
+    )
+    .unwrap_err();
     assert_eq!(
         e.kind(),
         &DecodeErrorKind::LimitExceeded {
@@ -904,9 +944,13 @@ fn truncated_and_oversized_frames_are_errors() {
             max: 33
         }
     );
-    assert!(RequestFrame::decode_with_max(&Bytes::from_static(APT_REQ), 34).is_ok());
+    assert!(RequestFrame::decode(
+        &Bytes::from_static(APT_REQ),
+        &DecodeOptions::from_max_frame_size(34)
+    )
+    .is_ok());
     let huge = Bytes::from_static(&[0x7f, 0xff, 0xff, 0xff, 0, 18]);
-    let e = RequestFrame::decode(&huge).unwrap_err();
+    let e = RequestFrame::decode(&huge, &DecodeOptions::DEFAULT).unwrap_err();
     assert!(matches!(
         e.kind(),
         DecodeErrorKind::LimitExceeded {
@@ -914,11 +958,11 @@ fn truncated_and_oversized_frames_are_errors() {
             ..
         }
     ));
-    let e = ResponseFrame::decode_with_max(
+    let e = ResponseFrame::decode(
         &Bytes::from_static(APT_RESP),
         ApiKey::AddPartitionsToTxn,
         5,
-        25,
+        &DecodeOptions::from_max_frame_size(25),
     )
     .unwrap_err();
     assert_eq!(
@@ -929,7 +973,11 @@ fn truncated_and_oversized_frames_are_errors() {
             max: 25
         }
     );
-    let e = RequestFrame::decode(&Bytes::from_static(&[0xff, 0xff, 0xff, 0xff])).unwrap_err();
+    let e = RequestFrame::decode(
+        &Bytes::from_static(&[0xff, 0xff, 0xff, 0xff]),
+        &DecodeOptions::DEFAULT,
+    )
+    .unwrap_err();
     assert_eq!(e.kind(), &DecodeErrorKind::NegativeFrameSize(-1));
 }
 
@@ -1001,7 +1049,13 @@ fn api_versions_response_header_is_v0_even_when_flexible() {
     let f = ResponseFrame::new(9, 3, ApiVersionsResponse::default());
     // finalized_features_epoch defaults to -1 and zk_migration_ready to false: no tags.
     assert_eq!(f.to_vec().unwrap(), expected);
-    let back =
-        ResponseFrame::decode(&Bytes::from_static(expected), ApiKey::ApiVersions, 3).unwrap();
+    let back = ResponseFrame::decode(
+        &Bytes::from_static(expected),
+        ApiKey::ApiVersions,
+        3,
+        &DecodeOptions::DEFAULT,
+    )
+    .unwrap()
+    .frame;
     assert_eq!(back, f);
 }

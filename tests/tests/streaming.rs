@@ -8,6 +8,7 @@
 
 use bytes::Bytes;
 use kafka_wire::dynamic::{self, BodySpec, Trace};
+use kafka_wire::frame::DecodeOptions;
 use kafka_wire::json::frame_to_json;
 use kafka_wire::ApiKind;
 use kafka_wire_messages::ApiKey;
@@ -20,8 +21,13 @@ fn decode(case: Case, buf: &Bytes, trace: &mut Trace) -> Result<dynamic::Frame, 
             buf,
             |k| ApiKey::from_i16(k).map(ApiKey::request_meta),
             Some(trace),
-        ),
-        ApiKind::Response => dynamic::decode_response_frame(buf, spec(case), Some(trace)),
+            &DecodeOptions::DEFAULT,
+        )
+        .map(|d| d.frame),
+        ApiKind::Response => {
+            dynamic::decode_response_frame(buf, spec(case), Some(trace), &DecodeOptions::DEFAULT)
+                .map(|d| d.frame)
+        }
     }
     .map_err(|e| e.to_string())
 }
@@ -40,8 +46,13 @@ fn walk(case: Case, buf: &Bytes, trace: &mut Trace) -> Result<dynamic::WalkedFra
             buf,
             |k| ApiKey::from_i16(k).map(ApiKey::request_meta),
             Some(trace),
-        ),
-        ApiKind::Response => dynamic::walk_response_frame(buf, spec(case), Some(trace)),
+            &DecodeOptions::DEFAULT,
+        )
+        .map(|d| d.frame),
+        ApiKind::Response => {
+            dynamic::walk_response_frame(buf, spec(case), Some(trace), &DecodeOptions::DEFAULT)
+                .map(|d| d.frame)
+        }
     }
     .map_err(|e| e.to_string())
 }

@@ -1,7 +1,8 @@
 //! What a first user of the library writes: owned string and records conversions, slice
 //! decoding, one argument order for the frame encoders.
 
-use kafka_wire::frame::{self, DEFAULT_MAX_FRAME_SIZE};
+use kafka_wire::frame;
+use kafka_wire::frame::DecodeOptions;
 use kafka_wire::{Bytes, KafkaMessage, Records, RequestHeader, ResponseHeader, Str};
 use kafka_wire_messages::{ApiVersionsRequest, ApiVersionsResponse};
 
@@ -60,8 +61,9 @@ fn frame_encoders_take_destination_header_version_body() {
     frame::write_response(&mut w, &rh, 0, &ApiVersionsResponse::default()).unwrap();
     assert_eq!(w, expected);
     let (h, _) =
-        frame::decode_response::<ApiVersionsResponse>(&Bytes::from(w), 0, DEFAULT_MAX_FRAME_SIZE)
-            .unwrap();
+        frame::decode_response::<ApiVersionsResponse>(&Bytes::from(w), 0, &DecodeOptions::DEFAULT)
+            .unwrap()
+            .frame;
     assert_eq!(h.correlation_id, 1);
 }
 

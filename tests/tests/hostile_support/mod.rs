@@ -6,6 +6,7 @@
 use std::fmt::Debug;
 
 use bytes::Bytes;
+use kafka_wire::frame::DecodeOptions;
 use kafka_wire::{
     DecodeError, KafkaMessage, RequestHeader, ResponseHeader, Str, UnknownTaggedFields, Uuid,
     Version,
@@ -175,7 +176,9 @@ pub fn check_api_body(
 
 /// A whole request frame through `RequestFrame::decode`, with the round trip on success.
 pub fn check_request_frame(bytes: &[u8]) -> Result<RequestFrame, DecodeError> {
-    match RequestFrame::decode(&Bytes::copy_from_slice(bytes)) {
+    match RequestFrame::decode(&Bytes::copy_from_slice(bytes), &DecodeOptions::DEFAULT)
+        .map(|d| d.frame)
+    {
         Err(e) => {
             check_error(&e, bytes.len());
             Err(e)
@@ -186,20 +189,29 @@ pub fn check_request_frame(bytes: &[u8]) -> Result<RequestFrame, DecodeError> {
                 .unwrap_or_else(|e| panic!("decoded frame does not encode: {e}: {f:?}"));
             assert_reencoded(&out, bytes, &format!("request frame {f:?}"));
             assert_eq!(f.encoded_size(), out.len());
-            let back = RequestFrame::decode(&Bytes::from(out)).expect("re-encoded frame decodes");
+            let back = RequestFrame::decode(&Bytes::from(out), &DecodeOptions::DEFAULT)
+                .expect("re-encoded frame decodes")
+                .frame;
             assert_eq!(back, f);
             Ok(f)
         }
     }
 }
 
-/// A whole response frame through `ResponseFrame::decode`, with the round trip on success.
+/// Strict decoding at the version given: without ApiVersions' fallback to v0, which would
+/// read a cut v3 answer as a whole v0 one.
+const AT_VERSION: DecodeOptions = DecodeOptions::DEFAULT.with_api_versions_fallback(false);
+
+/// A whole response frame through `ResponseFrame::decode` (at `v` only), with the round trip
+/// on success.
 pub fn check_response_frame(
     api: ApiKey,
     v: Version,
     bytes: &[u8],
 ) -> Result<ResponseFrame, DecodeError> {
-    match ResponseFrame::decode(&Bytes::copy_from_slice(bytes), api, v) {
+    match ResponseFrame::decode(&Bytes::copy_from_slice(bytes), api, v, &AT_VERSION)
+        .map(|d| d.frame)
+    {
         Err(e) => {
             check_error(&e, bytes.len());
             Err(e)
@@ -210,8 +222,9 @@ pub fn check_response_frame(
                 .unwrap_or_else(|e| panic!("decoded frame does not encode: {e}: {f:?}"));
             assert_reencoded(&out, bytes, &format!("response frame {f:?}"));
             assert_eq!(f.encoded_size(), out.len());
-            let back =
-                ResponseFrame::decode(&Bytes::from(out), api, v).expect("re-encoded frame decodes");
+            let back = ResponseFrame::decode(&Bytes::from(out), api, v, &AT_VERSION)
+                .expect("re-encoded frame decodes")
+                .frame;
             assert_eq!(back, f);
             Ok(f)
         }
