@@ -7,7 +7,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use crate::model::{Dflt, Field, Kind, Struct};
+use crate::model::{Field, FieldDefault, Kind, Struct};
 use crate::range::Range;
 
 /// Every identifier the generated code introduces, in one place. All start with `__` so they
@@ -123,13 +123,13 @@ fn default_tokens(f: &Field) -> TokenStream {
     let kw = format_ident!("{}", names::KW);
     let empty = quote!(#kw::Default::default());
     let value = match &f.default {
-        Dflt::Null => return quote!(#kw::None),
+        FieldDefault::Null => return quote!(#kw::None),
         // As Java's FieldSpec.fieldDefault: a nullable records field defaults to null, other
         // nullable types to empty.
-        Dflt::Implicit if f.option && f.kind == Kind::Records => return quote!(#kw::None),
-        Dflt::Implicit | Dflt::Empty => empty,
-        Dflt::Bool(b) => quote!(#b),
-        Dflt::Int(v) => {
+        FieldDefault::Implicit if f.option && f.kind == Kind::Records => return quote!(#kw::None),
+        FieldDefault::Implicit | FieldDefault::Empty => empty,
+        FieldDefault::Bool(b) => quote!(#b),
+        FieldDefault::Int(v) => {
             let abs = Literal::u128_unsuffixed(v.unsigned_abs());
             if *v < 0 {
                 quote!(-#abs)
@@ -137,9 +137,9 @@ fn default_tokens(f: &Field) -> TokenStream {
                 quote!(#abs)
             }
         }
-        Dflt::F64(v) => f64_tokens(*v),
-        Dflt::Str(t) => quote!(#kw::From::from(#t)),
-        Dflt::Uuid(b) => quote!(#kw::Uuid::from_bytes([#(#b),*])),
+        FieldDefault::F64(v) => f64_tokens(*v),
+        FieldDefault::Str(t) => quote!(#kw::From::from(#t)),
+        FieldDefault::Uuid(b) => quote!(#kw::Uuid::from_bytes([#(#b),*])),
     };
     if f.option {
         quote!(#kw::Some(#value))
@@ -169,10 +169,10 @@ fn f64_tokens(v: f64) -> TokenStream {
 fn default_meta(f: &Field) -> TokenStream {
     let kw = format_ident!("{}", names::KW);
     match &f.default {
-        Dflt::Implicit | Dflt::Empty => quote!(#kw::DefaultValue::Implicit),
-        Dflt::Null => quote!(#kw::DefaultValue::Null),
-        Dflt::Bool(b) => quote!(#kw::DefaultValue::Bool(#b)),
-        Dflt::Int(v) => {
+        FieldDefault::Implicit | FieldDefault::Empty => quote!(#kw::DefaultValue::Implicit),
+        FieldDefault::Null => quote!(#kw::DefaultValue::Null),
+        FieldDefault::Bool(b) => quote!(#kw::DefaultValue::Bool(#b)),
+        FieldDefault::Int(v) => {
             let abs = Literal::u128_unsuffixed(v.unsigned_abs());
             if *v < 0 {
                 quote!(#kw::DefaultValue::Int(-#abs))
@@ -180,12 +180,12 @@ fn default_meta(f: &Field) -> TokenStream {
                 quote!(#kw::DefaultValue::Int(#abs))
             }
         }
-        Dflt::F64(v) => {
+        FieldDefault::F64(v) => {
             let t = f64_tokens(*v);
             quote!(#kw::DefaultValue::Float(#t))
         }
-        Dflt::Str(t) => quote!(#kw::DefaultValue::Str(#t)),
-        Dflt::Uuid(b) => quote!(#kw::DefaultValue::Uuid([#(#b),*])),
+        FieldDefault::Str(t) => quote!(#kw::DefaultValue::Str(#t)),
+        FieldDefault::Uuid(b) => quote!(#kw::DefaultValue::Uuid([#(#b),*])),
     }
 }
 
