@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Structural figures of the workspace's hand-written Rust (issue 41's before/after table).
 
-Run from the workspace root (no build needed):
+Run from the workspace root (no build needed), or name another checkout's root, e.g. main
+exported with `git archive main | tar -x -C /tmp/main` for a before/after pair:
 
-    python3 benches/scripts/code_metrics.py [--list]
+    python3 benches/scripts/code_metrics.py [--list] [root]
 
 It prints, per crate (the fuzz workspace included), the lines of non-generated Rust code,
 `unsafe` blocks and functions over 80 lines; then, for the runtime (`kafka-wire/src`), its
@@ -21,10 +22,10 @@ How each figure is counted (text scans, not a compiler; stable Rust has no rustd
 - public items of the runtime: `pub` (not `pub(crate)`/`pub(super)`) fn, struct, enum, trait,
   type, const, static, mod, macro and `pub use` names, outside `#[cfg(test)]` modules,
   leaving out `private.rs` (the crate's `__private`) and any item marked `#[doc(hidden)]`
-  (or inside a hidden trait/impl). A `pub` item of a private module counts only if its name
-  is re-exported by a `pub use` of `lib.rs` or the module's path is public (`pub mod` all the
-  way), which approximates "reachable"; methods and associated items of public types and
-  traits count as items too.
+  (or inside a hidden trait/impl). An item counts where it is reachable, which this
+  approximates: declared in a module whose path is public (`pub mod` all the way), or, for a
+  private module's item, once, as the `pub use` of `lib.rs` that re-exports it; methods and
+  associated items of public types and traits count as items too.
 - import cycles: a graph of the runtime's modules (one node per file; `mod.rs` is its
   directory), an edge A -> B when A's code (outside its tests) names `crate::B...`,
   `super::...` (leaving the file: a `super` inside an inline module stays in it) or a name
@@ -39,7 +40,7 @@ import re
 import sys
 from collections import defaultdict
 
-ROOT = os.getcwd()
+ROOT = next((os.path.abspath(a) for a in sys.argv[1:] if not a.startswith("--")), os.getcwd())
 GENERATED = (
     "messages/src/generated/",
     "kafka-wire/src/error_code/table.rs",
@@ -429,10 +430,11 @@ def public_items(files):
             line = code.count("\n", 0, m.start()) + 1
             if hidden_before(raw_lines, line):
                 continue
-            name = m.group("name")
-            if not (path_public or name in reexported):
+            # An item of a private module is reachable only through a re-export, which is
+            # counted once, as the `pub use` of lib.rs (its methods count below).
+            if not path_public:
                 continue
-            items.append((me, name, line))
+            items.append((me, m.group("name"), line))
         for m in USE_RE.finditer(code):
             line = code.count("\n", 0, m.start()) + 1
             if inside(m.start(), hidden_spans) or hidden_before(raw_lines, line):

@@ -152,7 +152,7 @@ pub struct Field {
     pub tagged: Range,
     pub default_text: Option<String>,
     /// The value of the declared (or implicit) default, typed (codegen writes it as Rust).
-    pub default: Dflt,
+    pub default: FieldDefault,
     /// The Kafka type seen from the Rust type (the inner type of an `Option`).
     pub kind: Kind,
     /// Whether the Rust type is an `Option<…>` (the field is nullable somewhere).
@@ -825,7 +825,7 @@ fn check_array_elements(
 /// for bytes, arrays and structs. A value other than `Null` is wrapped in `Some` for an
 /// `Option` field.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Dflt {
+pub enum FieldDefault {
     Implicit,
     Null,
     Bool(bool),
@@ -844,40 +844,40 @@ fn build_default(
     nullable: Range,
     versions: Range,
     acc: &mut darling::error::Accumulator,
-) -> Dflt {
+) -> FieldDefault {
     let Some(d) = &f.default else {
-        return Dflt::Implicit;
+        return FieldDefault::Implicit;
     };
     let text = d.as_str();
     let span = d.span();
     if text == "null" {
         check_null_default_nullable(span, option, nullable, versions, acc);
-        return Dflt::Null;
+        return FieldDefault::Null;
     }
     // FieldSpec.fieldDefault: Java ignores a records field's JSON default; it is null.
     if *kind == Kind::Records {
-        return Dflt::Implicit;
+        return FieldDefault::Implicit;
     }
     // FieldSpec.fieldDefault: an empty default means the type's implicit default for
     // numbers, bools and uuids too.
     if text.is_empty() && !matches!(kind, Kind::Str) {
-        return Dflt::Implicit;
+        return FieldDefault::Implicit;
     }
     let value = match kind {
         Kind::Bool => match text.to_ascii_lowercase().as_str() {
-            "true" => Ok(Dflt::Bool(true)),
-            "false" => Ok(Dflt::Bool(false)),
+            "true" => Ok(FieldDefault::Bool(true)),
+            "false" => Ok(FieldDefault::Bool(false)),
             _ => Err(format!(
                 "invalid default {text:?} for a bool: expected \"true\" or \"false\""
             )),
         },
-        Kind::Int { bits, signed } => parse_int(text, *bits, *signed).map(Dflt::Int),
-        Kind::F64 => parse_f64(text).map(Dflt::F64),
-        Kind::Str => Ok(Dflt::Str(text.to_owned())),
-        Kind::Uuid => parse_uuid(text).map(Dflt::Uuid),
+        Kind::Int { bits, signed } => parse_int(text, *bits, *signed).map(FieldDefault::Int),
+        Kind::F64 => parse_f64(text).map(FieldDefault::F64),
+        Kind::Str => Ok(FieldDefault::Str(text.to_owned())),
+        Kind::Uuid => parse_uuid(text).map(FieldDefault::Uuid),
         Kind::Bytes | Kind::Array(_) | Kind::Records | Kind::Other => {
             if text.is_empty() {
-                Ok(Dflt::Empty)
+                Ok(FieldDefault::Empty)
             } else {
                 Err(format!(
                     "invalid default {text:?}: a {} field's default can only be \"\" or \"null\"",
@@ -890,7 +890,7 @@ fn build_default(
         Ok(v) => v,
         Err(msg) => {
             acc.push(err(span, msg));
-            Dflt::Implicit
+            FieldDefault::Implicit
         }
     }
 }

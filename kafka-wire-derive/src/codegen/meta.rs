@@ -8,7 +8,7 @@ use quote::quote;
 use super::plan::Plan;
 use super::values::{f64_tokens, int_tokens, range};
 use super::{may_nest, names::kw, rt};
-use crate::model::{Dflt, Field, Kind, Struct};
+use crate::model::{FieldDefault, Field, Kind, Struct};
 
 /// The struct's metadata: a const constructor, then a builder call per non-default key.
 pub fn struct_meta(s: &Struct) -> TokenStream {
@@ -93,19 +93,19 @@ fn field_meta(f: &Field) -> TokenStream {
 fn default_meta(f: &Field) -> TokenStream {
     let kw = kw();
     match &f.default {
-        Dflt::Implicit | Dflt::Empty => quote!(#kw::DefaultValue::Implicit),
-        Dflt::Null => quote!(#kw::DefaultValue::Null),
-        Dflt::Bool(b) => quote!(#kw::DefaultValue::Bool(#b)),
-        Dflt::Int(v) => {
+        FieldDefault::Implicit | FieldDefault::Empty => quote!(#kw::DefaultValue::Implicit),
+        FieldDefault::Null => quote!(#kw::DefaultValue::Null),
+        FieldDefault::Bool(b) => quote!(#kw::DefaultValue::Bool(#b)),
+        FieldDefault::Int(v) => {
             let t = int_tokens(*v);
             quote!(#kw::DefaultValue::Int(#t))
         }
-        Dflt::F64(v) => {
+        FieldDefault::F64(v) => {
             let t = f64_tokens(*v);
             quote!(#kw::DefaultValue::Float(#t))
         }
-        Dflt::Str(t) => quote!(#kw::DefaultValue::Str(#t)),
-        Dflt::Uuid(b) => quote!(#kw::DefaultValue::Uuid([#(#b),*])),
+        FieldDefault::Str(t) => quote!(#kw::DefaultValue::Str(#t)),
+        FieldDefault::Uuid(b) => quote!(#kw::DefaultValue::Uuid([#(#b),*])),
     }
 }
 

@@ -7,7 +7,7 @@ use quote::quote;
 use super::names::kw;
 use super::plan::Plan;
 use super::rt;
-use crate::model::{Dflt, Field, Kind};
+use crate::model::{FieldDefault, Field, Kind};
 use crate::range::Range;
 
 /// A version range as a runtime value.
@@ -28,16 +28,16 @@ pub fn default_value(f: &Field) -> TokenStream {
     let kw = kw();
     let empty = quote!(#kw::Default::default());
     let value = match &f.default {
-        Dflt::Null => return quote!(#kw::None),
+        FieldDefault::Null => return quote!(#kw::None),
         // As Java's FieldSpec.fieldDefault: a nullable records field defaults to null, other
         // nullable types to empty.
-        Dflt::Implicit if f.option && f.kind == Kind::Records => return quote!(#kw::None),
-        Dflt::Implicit | Dflt::Empty => empty,
-        Dflt::Bool(b) => quote!(#b),
-        Dflt::Int(v) => int_tokens(*v),
-        Dflt::F64(v) => f64_tokens(*v),
-        Dflt::Str(t) => quote!(#kw::From::from(#t)),
-        Dflt::Uuid(b) => quote!(#kw::Uuid::from_bytes([#(#b),*])),
+        FieldDefault::Implicit if f.option && f.kind == Kind::Records => return quote!(#kw::None),
+        FieldDefault::Implicit | FieldDefault::Empty => empty,
+        FieldDefault::Bool(b) => quote!(#b),
+        FieldDefault::Int(v) => int_tokens(*v),
+        FieldDefault::F64(v) => f64_tokens(*v),
+        FieldDefault::Str(t) => quote!(#kw::From::from(#t)),
+        FieldDefault::Uuid(b) => quote!(#kw::Uuid::from_bytes([#(#b),*])),
     };
     if f.option {
         quote!(#kw::Some(#value))
