@@ -8,7 +8,7 @@ use quote::quote;
 use super::plan::Plan;
 use super::values::{f64_tokens, int_tokens, range};
 use super::{may_nest, names::kw, rt};
-use crate::model::{FieldDefault, Field, Kind, Struct};
+use crate::model::{Field, FieldDefault, Kind, Struct};
 
 /// The struct's metadata: a const constructor, then a builder call per non-default key.
 pub fn struct_meta(s: &Struct) -> TokenStream {

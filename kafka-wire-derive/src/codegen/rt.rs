@@ -27,7 +27,12 @@ impl Template {
     /// `outline`: the out-of-line copies (`put_out`, …), one compiled per field type.
     pub fn new(outline: bool, sp: Span) -> Self {
         let [put, size, get, get_or] = if outline {
-            ["put_outlined", "size_outlined", "get_outlined", "get_or_outlined"]
+            [
+                "put_outlined",
+                "size_outlined",
+                "get_outlined",
+                "get_or_outlined",
+            ]
         } else {
             ["put", "size_in", "get", "get_or"]
         }

@@ -7,7 +7,7 @@ use quote::quote;
 use super::names::kw;
 use super::plan::Plan;
 use super::rt;
-use crate::model::{FieldDefault, Field, Kind};
+use crate::model::{Field, FieldDefault, Kind};
 use crate::range::Range;
 
 /// A version range as a runtime value.
