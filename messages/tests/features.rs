@@ -133,7 +133,7 @@ fn every_api_is_compiled_in_with_all() {
 /// The `producer` area alone.
 #[cfg(all(feature = "producer", not(feature = "admin")))]
 mod producer_only {
-    use kafka_wire::frame::DEFAULT_MAX_FRAME_SIZE;
+    use kafka_wire::frame::DecodeOptions;
     use kafka_wire::{Bytes, DecodeErrorKind, VersionRange};
     use kafka_wire_messages::{AnyRequest, ApiKey, RequestBody, RequestFrame};
 
