@@ -423,9 +423,15 @@ fn create_partitions(
                     return Ok(());
                 }
                 let rf = topic.partitions.first().map_or(1, |p| p.replicas.len());
-                let mut topic = s.topics.remove(&t.name).unwrap_or_else(|| unreachable!());
+                // Found above under the same lock; an error rather than a panic all the same.
+                let Some(mut topic) = s.topics.remove(&t.name) else {
+                    return Err((ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, String::new()));
+                };
                 s.place(&mut topic, have as usize, t.count, rf);
-                for (p, a) in topic.partitions[have as usize..]
+                for (p, a) in topic
+                    .partitions
+                    .get_mut(have as usize..)
+                    .unwrap_or_default()
                     .iter_mut()
                     .zip(t.assignments.iter().flatten())
                 {
