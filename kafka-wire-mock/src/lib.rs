@@ -141,7 +141,7 @@ impl ClusterBuilder {
             .build()?;
         let cluster = runtime.block_on(self.build())?;
         Ok(BlockingCluster {
-            cluster: Some(cluster),
+            cluster,
             runtime: Some(runtime),
         })
     }
@@ -284,7 +284,7 @@ impl Cluster {
             id
         };
         let task = tokio::spawn(serve::accept(listener, self.shared.clone(), id));
-        self.brokers.lock().unwrap().push((id, task));
+        self.broker_tasks().push((id, task));
         Ok(id)
     }
 
@@ -293,7 +293,7 @@ impl Cluster {
     /// (-1) if none is left.
     pub fn remove_broker(&self, broker: i32) -> Result<(), Error> {
         self.state().remove_broker(broker)?;
-        let mut tasks = self.brokers.lock().unwrap();
+        let mut tasks = self.broker_tasks();
         if let Some(i) = tasks.iter().position(|(id, _)| *id == broker) {
             tasks.remove(i).1.abort();
         }
@@ -304,15 +304,28 @@ impl Cluster {
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
         self.shared.lock()
     }
+
+    /// The brokers' accept tasks (a poisoned lock still holds them: a test that panicked
+    /// elsewhere must not make the cluster's drop panic as well).
+    fn broker_tasks(&self) -> std::sync::MutexGuard<'_, Vec<(i32, JoinHandle<()>)>> {
+        self.brokers.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl Cluster {
+    /// Aborts the brokers' and the ticker's tasks (again is harmless). Aborting an accept
+    /// task drops its `JoinSet`, which aborts its connections.
+    fn abort_tasks(&self) {
+        for (_, task) in self.broker_tasks().drain(..) {
+            task.abort();
+        }
+        self.ticker.abort();
+    }
 }
 
 impl Drop for Cluster {
     fn drop(&mut self) {
-        // Aborting an accept task drops its `JoinSet`, which aborts its connections.
-        for (_, task) in self.brokers.lock().unwrap().drain(..) {
-            task.abort();
-        }
-        self.ticker.abort();
+        self.abort_tasks();
         let errors = self.frame_errors();
         if !errors.is_empty() && !std::thread::panicking() {
             panic!("the mock cluster sent frames that do not decode: {errors:?}");
@@ -325,40 +338,38 @@ impl Drop for Cluster {
 ///
 /// [`Deref`]: std::ops::Deref
 pub struct BlockingCluster {
-    cluster: Option<Cluster>,
+    cluster: Cluster,
+    /// Taken only by `drop`, which shuts it down.
     runtime: Option<tokio::runtime::Runtime>,
 }
 
 impl BlockingCluster {
     /// [`Cluster::add_broker`], waiting for it.
     pub fn add_broker(&self) -> Result<i32, Error> {
-        let (rt, c) = self.parts();
-        rt.block_on(c.add_broker())
-    }
-
-    fn parts(&self) -> (&tokio::runtime::Runtime, &Cluster) {
-        match (&self.runtime, &self.cluster) {
-            (Some(r), Some(c)) => (r, c),
-            _ => unreachable!("both are set until drop"),
-        }
+        let rt = self
+            .runtime
+            .as_ref()
+            .ok_or("the cluster's runtime has stopped")?;
+        rt.block_on(self.cluster.add_broker())
     }
 }
 
 impl std::ops::Deref for BlockingCluster {
     type Target = Cluster;
     fn deref(&self) -> &Cluster {
-        self.parts().1
+        &self.cluster
     }
 }
 
 impl Drop for BlockingCluster {
     fn drop(&mut self) {
-        if let (Some(rt), Some(cluster)) = (self.runtime.take(), self.cluster.take()) {
+        if let Some(rt) = self.runtime.take() {
             // The cluster's tasks are aborted inside the runtime, then the runtime stops
-            // without waiting for sockets to drain.
-            let _guard = rt.enter();
-            drop(cluster);
-            drop(_guard);
+            // without waiting for sockets to drain; the cluster itself (its frame check)
+            // drops after this.
+            let guard = rt.enter();
+            self.cluster.abort_tasks();
+            drop(guard);
             rt.shutdown_background();
         }
     }

@@ -104,7 +104,9 @@ impl<'a> Plan<'a> {
             && tagged.is_empty()
             && runs.last().is_some_and(|&(first, len)| {
                 first + len == fields.len()
-                    && fields[first..first + len]
+                    && fields
+                        .get(first..)
+                        .unwrap_or_default()
                         .iter()
                         .all(|p| p.gate().is_none())
             });
@@ -120,9 +122,9 @@ impl<'a> Plan<'a> {
 
     /// The fields of a run.
     pub fn run(&self, first: usize, len: usize) -> &[FieldPlan<'a>] {
-        // In bounds by construction: `runs` only makes runs with `first + len <= fields.len()`.
-        // This runs in the compiler, never on wire input.
-        &self.fields[first..first + len]
+        // In range by construction (`runs` only makes runs with `first + len <= fields.len()`),
+        // and this runs in the compiler, never on wire input; checked all the same.
+        self.fields.get(first..first + len).unwrap_or_default()
     }
 
     /// The gates of a run's fields that are not in every version.
